@@ -1,0 +1,17 @@
+"""rulespec's reference model: load a YAML game spec and play it.
+
+    >>> import model
+    >>> game = model.load("lama", players=3)
+    >>> state = game.initial_state(seed=7)
+    >>> action = state.legal_actions()[0]
+    >>> state = state.apply(action)
+
+See docs/api.md for the whole public API.
+"""
+
+from .errors import IllegalAction, ModelError, RulespecError, SpecError, Where
+from .game import Action, Game, State, load
+from .loader import load_ir, resolve_spec_path
+
+__all__ = ["Action", "Game", "IllegalAction", "ModelError", "RulespecError", "SpecError",
+           "State", "Where", "load", "load_ir", "resolve_spec_path"]

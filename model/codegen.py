@@ -1,0 +1,555 @@
+"""The concrete back end: IR to Python source, compiled once per game and player count.
+
+The emitted module is plain, readable Python (see `rulespec show-code`): one function
+per action guard and effect, one for the round start, the round end and scoring.
+States are stored as a tuple of zone lists `Z` (a bag is a list of counts per kind,
+a pile a list of kinds, bottom first) and a tuple of variables `V`. The source is
+registered with `linecache`, so a traceback shows the generated line, and every
+statement carries a comment with the spec line it came from.
+"""
+
+from __future__ import annotations
+
+import linecache
+import zlib
+from collections.abc import Iterable
+
+import attrs
+
+from . import ir
+from .errors import SpecError
+from .fold import fold, substitute
+
+BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
+
+
+@attrs.frozen
+class Layout:
+    """Where each zone instance and variable lives in the flat `Z` and `V` tuples."""
+
+    zone_base: dict[str, int]
+    zone_count: dict[str, int]
+    var_base: dict[str, int]
+    var_count: dict[str, int]
+    n_zones: int
+    n_vars: int
+
+    @classmethod
+    def of(cls, g: ir.GameIR) -> Layout:
+        sizes = {ix.name: ix.size for ix in g.indices}
+        sizes["player"] = g.players
+        zb, zc = {}, {}
+        n = 0
+        for z in g.zones:
+            zb[z.name] = n
+            zc[z.name] = 1 if z.per is None else sizes[z.per]
+            n += zc[z.name]
+        vb, vc = dict(BUILTIN_VAR_SLOTS), dict.fromkeys(BUILTIN_VAR_SLOTS, 1)
+        m = len(BUILTIN_VAR_SLOTS)
+        for v in g.vars:
+            vb[v.name] = m
+            vc[v.name] = 1 if v.per is None else sizes[v.per]
+            m += vc[v.name]
+        return cls(zb, zc, vb, vc, n, m)
+
+
+class Emitter:
+    """Turns IR into Python source text for one game."""
+
+    def __init__(self, g: ir.GameIR):
+        self.g = g
+        self.layout = Layout.of(g)
+        self.zones = {z.name: z for z in g.zones}
+        self.lines: list[str] = []
+        self._tmp = 0
+        self.hoisted: dict[ir.Expr, str] = {}
+        self.copy_on_write = False
+
+    # ------------------------------------------------------------ expressions
+    def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
+        return self.zones[e.type.ref]
+
+    def ex(self, e: ir.Expr) -> str:
+        """Python source for an expression (constant parts folded first)."""
+        return self._ex(fold(e))
+
+    def _ex(self, e: ir.Expr) -> str:  # noqa: C901
+        hoisted = self.hoisted.get(e)
+        if hoisted is not None:
+            return hoisted
+        L = self.layout
+        match e:
+            case ir.Const(value=v):
+                return repr(v)
+            case ir.Var(name=n, index=None):
+                return f"V[{L.var_base[n]}]"
+            case ir.Var(name=n, index=i):
+                return f"V[{self._offset(L.var_base[n], i)}]"
+            case ir.Builtin(name="players"):
+                return "PLAYERS"
+            case ir.Builtin(name="player_count"):
+                return "P"
+            case ir.Builtin(name="cards"):
+                return "CARDS"
+            case ir.Builtin(name="tokens"):
+                return "TOKENS"
+            case ir.Builtin(name=n):
+                return f"IX_{n}"
+            case ir.Local(name=n):
+                return f"l_{n}"
+            case ir.Zone(family=f, index=None):
+                return f"Z[{L.zone_base[f]}]"
+            case ir.Zone(family=f, index=i):
+                return f"Z[{self._offset(L.zone_base[f], i)}]"
+            case ir.Attr(obj=o, attr=a) if o.type.name == "index":
+                return f"IA_{o.type.ref}_{a}[{self._ex(o)}]"
+            case ir.Attr(obj=o, attr=a):
+                return f"KA_{a}[{self._ex(o)}]"
+            case ir.Unary(op="not", operand=x):
+                return f"(not {self._ex(x)})"
+            case ir.Unary(op="-", operand=x):
+                return f"(-{self._ex(x)})"
+            case ir.Bin(op="+", left=a, right=b) if e.type.name == "list":
+                return f"(list({self._ex(a)}) + list({self._ex(b)}))"
+            case ir.Bin(op=op, left=a, right=b):
+                return f"({self._ex(a)} {op} {self._ex(b)})"
+            case ir.Cmp(op=op, left=a, right=b) if op in ("in", "notin"):
+                if b.type.name == "zone":
+                    z = self.zone_decl(b)
+                    test = (f"({self._ex(b)}[{self._ex(a)}] > 0)" if z.order == "bag"
+                            else f"({self._ex(a)} in {self._ex(b)})")
+                else:
+                    test = f"({self._ex(a)} in {self._ex(b)})"
+                return test if op == "in" else f"(not {test})"
+            case ir.Cmp(op=op, left=a, right=b):
+                return f"({self._ex(a)} {op} {self._ex(b)})"
+            case ir.BoolOp(op=op, values=vs):
+                return "(" + f" {op} ".join(self._ex(v) for v in vs) + ")"
+            case ir.Cond(test=t, body=a, orelse=b):
+                return f"({self._ex(a)} if {self._ex(t)} else {self._ex(b)})"
+            case ir.ListLit(items=items):
+                return "(" + "".join(self._ex(i) + ", " for i in items) + ")"
+            case ir.Call():
+                return self.call(e)
+            case ir.Comp():
+                return self.comp(e)
+        raise AssertionError(f"no code for {e!r}")
+
+    def _offset(self, base: int, index: ir.Expr) -> str:
+        if isinstance(index, ir.Const):
+            return str(base + index.value)
+        return f"{base} + {self._ex(index)}" if base else self._ex(index)
+
+    def call(self, e: ir.Call) -> str:  # noqa: C901
+        fn, args = e.fn, e.args
+        a = [self._ex(x) for x in args]
+        if fn in ("count", "empty", "kinds", "top", "lowest", "highest", "worth"):
+            z = self.zone_decl(args[0])
+            bag = z.order == "bag"
+            if fn == "count" and len(args) == 2:
+                return f"{a[0]}[{a[1]}]" if bag else f"{a[0]}.count({a[1]})"
+            if fn == "count":
+                return f"sum({a[0]})" if bag else f"len({a[0]})"
+            if fn == "empty":
+                return f"(not any({a[0]}))" if bag else f"(not {a[0]})"
+            if fn == "kinds":
+                return f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
+            if fn == "top":
+                return f"r.top({a[0]})"
+            table = f"KA_{e.attr}"
+            kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
+            if fn == "worth":
+                return (f"r.worth({a[0]}, {table})" if bag
+                        else f"sum({table}[k] for k in {a[0]})")
+            return f"r.{fn}({kinds_of}, {table})"
+        if fn == "after":
+            d = fold(args[1]) if len(args) > 1 else ir.Const(1, args[0].type)
+            if isinstance(d, ir.Const):
+                return f"{'AFTER' if d.value >= 0 else 'BEFORE'}[{a[0]}]"
+            return f"(AFTER if {a[1]} >= 0 else BEFORE)[{a[0]}]"
+        if fn == "first":
+            return f"r.first({a[0]}, {a[1]})" if len(a) > 1 else f"r.first({a[0]})"
+        if fn in ("min", "max"):
+            return f"r.{fn}_of({', '.join(a)})"
+        if fn == "distinct":
+            return f"tuple(dict.fromkeys({a[0]}))"
+        if fn == "range":
+            return f"tuple(range({a[0]}, {a[1]}))"
+        if fn in ("len", "sum", "any", "all", "abs"):
+            return f"{fn}({a[0]})"
+        raise AssertionError(fn)
+
+    def constant_items(self, it: ir.Expr) -> list[ir.Expr] | None:
+        """The elements of a list known when the game is compiled (players, an index set)."""
+        if isinstance(it, ir.Builtin) and it.name == "players":
+            return [ir.Const(p, it.type.of) for p in range(self.g.players)]
+        if isinstance(it, ir.Builtin) and it.name in {ix.name for ix in self.g.indices}:
+            size = next(ix.size for ix in self.g.indices if ix.name == it.name)
+            return [ir.Const(i, it.type.of) for i in range(size)]
+        if isinstance(it, ir.ListLit):
+            return list(it.items)
+        return None
+
+    def unrolled(self, e: ir.Comp) -> str | None:
+        """A one-generator any/all/sum/count/min/max over a constant list, written out.
+
+        `sum(1 for p in players if not quit[p])` becomes `(not V[3]) + (not V[4]) + ...`:
+        no generator object, no loop, and constant parts fold away.
+        """
+        if len(e.gens) != 1 or e.fn not in ("any", "all", "sum", "count", "min", "max"):
+            return None
+        g = e.gens[0]
+        items = self.constant_items(g.iter)
+        if items is None or not 0 < len(items) <= 8:
+            return None
+        if e.fn in ("min", "max") and (g.conds or e.default is not None):
+            return None
+        terms = []
+        for item in items:
+            elt = fold(substitute(e.elt, g.var, item))
+            conds = [fold(substitute(c, g.var, item)) for c in g.conds]
+            cond = (conds[0] if len(conds) == 1 else ir.BoolOp("and", tuple(conds), conds[0].type)
+                    if conds else None)
+            if cond is not None and isinstance(cond, ir.Const):
+                if not cond.value:
+                    continue
+                cond = None
+            if e.fn == "count":
+                terms.append(self._ex(cond) if cond is not None else "1")
+            elif e.fn == "sum":
+                terms.append(f"({self._ex(elt)} if {self._ex(cond)} else 0)" if cond is not None
+                             else self._ex(elt))
+            elif e.fn in ("any", "all"):
+                x = self._ex(elt)
+                if cond is not None:
+                    x = (f"({self._ex(cond)} and {x})" if e.fn == "any"
+                         else f"(not {self._ex(cond)} or {x})")
+                terms.append(x)
+            else:
+                terms.append(self._ex(elt))
+        if e.fn in ("sum", "count"):
+            return "(" + " + ".join(terms) + ")" if terms else "0"
+        if e.fn == "any":
+            return "(" + " or ".join(terms) + ")" if terms else "False"
+        if e.fn == "all":
+            return "(" + " and ".join(terms) + ")" if terms else "True"
+        return f"{e.fn}({', '.join(terms)})" if len(terms) > 1 else terms[0]
+
+    def comp(self, e: ir.Comp) -> str:
+        unrolled = self.unrolled(e)
+        if unrolled is not None:
+            return unrolled
+        loops = []
+        for g in e.gens:
+            loops.append(f"for l_{g.var} in {self._ex(g.iter)}")
+            loops.extend(f"if {self._ex(c)}" for c in g.conds)
+        body = " ".join(loops)
+        elt = self._ex(e.elt)
+        gen = f"{elt} {body}"
+        default = self._ex(e.default) if e.default is not None else None
+        match e.fn:
+            case "list":
+                return f"[{gen}]"
+            case "distinct":
+                return f"tuple(dict.fromkeys({gen}))"
+            case "any" | "all" | "sum":
+                return f"{e.fn}({gen})"
+            case "count":
+                return f"sum(1 {body})"
+            case "first":
+                return (f"next(({gen}), {default})" if default is not None
+                        else f"r.first(({gen}))")
+            case "min" | "max":
+                return (f"r.{e.fn}_of(({gen}), {default})" if default is not None
+                        else f"r.{e.fn}_of(({gen}))")
+        raise AssertionError(e.fn)
+
+    # ------------------------------------------------------------- statements
+    def emit(self, text: str, depth: int) -> None:
+        self.lines.append("    " * depth + text)
+
+    def stmts(self, body: Iterable[ir.Stmt], depth: int) -> None:
+        any_ = False
+        for s in body:
+            any_ = True
+            self.stmt(s, depth)
+        if not any_:
+            self.emit("pass", depth)
+
+    def stmt(self, s: ir.Stmt, depth: int) -> None:  # noqa: C901
+        where = f"  # {s.where.line}:{s.where.column}" if s.where.line else ""
+        match s:
+            case ir.Assign(target=t, op=op, value=v):
+                self.emit(f"{self.ex(t)} {op} {self.ex(v)}{where}", depth)
+            case ir.Do():
+                for z in self.mutated(s):
+                    self.emit(f"{z} = {z}[:]", depth)
+                self.emit(self.effect(s) + where, depth)
+            case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
+                self.stmts(a if fold(t).value else b, depth)
+            case ir.If(test=t, then=a, orelse=b):
+                self.emit(f"if {self.ex(t)}:{where}", depth)
+                self.stmts(a, depth + 1)
+                if b:
+                    self.emit("else:", depth)
+                    self.stmts(b, depth + 1)
+            case ir.For(var=v, iter=it, body=b):
+                self.emit(f"for l_{v} in {self.ex(it)}:{where}", depth)
+                self.stmts(b, depth + 1)
+            case ir.Repeat(count=n, body=b):
+                self._tmp += 1
+                self.emit(f"for _i{self._tmp} in range({self.ex(n)}):{where}", depth)
+                self.stmts(b, depth + 1)
+            case ir.While(test=t, limit=limit, body=b):
+                self._tmp += 1
+                k = f"_n{self._tmp}"
+                self.emit(f"{k} = 0{where}", depth)
+                self.emit(f"while {self.ex(t)}:", depth)
+                self.emit(f"{k} += 1", depth + 1)
+                self.emit(f"if {k} > {limit}: r.overrun({s.where.line}, {limit})", depth + 1)
+                self.stmts(b, depth + 1)
+            case _:
+                raise AssertionError(s)
+
+    def effect(self, s: ir.Do) -> str:
+        a = [self.ex(x) for x in s.args]
+        kw = dict(s.kwargs)
+        fn = s.fn
+        if fn in ("move", "move_top", "move_all"):
+            src, dst = (s.args[1], s.args[2]) if fn == "move" else (s.args[0], s.args[1])
+            sig = self.zone_decl(src).order[0] + self.zone_decl(dst).order[0]
+            if fn == "move":
+                n = a[3] if len(a) > 3 else "1"
+                return f"r.move_{sig}({a[1]}, {a[2]}, {a[0]}, {n})"
+            if fn == "move_top":
+                n = a[2] if len(a) > 2 else "1"
+                return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
+            keep = self.ex(kw["keep"]) if "keep" in kw else "0"
+            return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
+        if fn == "gather":
+            kinds = a[0] if s.args[0].type.name == "list" else f"({a[0]},)"
+            holds = self.zone_decl(s.args[1]).holds
+            return (f"r.gather(Z, {kinds}, {self._zone_index(s.args[1])}, BAGS_{holds}, "
+                    f"PILES_{holds})")
+        if fn == "shuffle":
+            return f"ch.shuffle({a[0]})"
+        if fn == "deal":
+            family = s.args[1].value
+            order = self.zones[family].order
+            return (f"r.deal({a[0]}, Z, {self.layout.zone_base[family]}, P, {a[2]}, "
+                    f"{order == 'pile'})")
+        if fn == "pay":
+            call = f"r.pay({a[1]}, {a[2]}, {a[0]}, KA_value, DENOMS)"
+            if s.result is not None:
+                return f"{self.ex(s.result)} {s.result_op} {call}"
+            return call
+        if fn == "exchange":
+            return f"r.exchange({a[0]}, {a[1]}, KA_value, DENOMS)"
+        raise AssertionError(fn)
+
+    def mutated(self, s: ir.Do) -> list[str]:
+        """The zone slots an effect changes, to copy just before it (copy on write).
+
+        Inside actions a state's zone lists are shared with the state before; each effect
+        copies the lists it is about to change. gather, pay and exchange run at round
+        transitions, where every zone has already been copied.
+        """
+        if not self.copy_on_write or s.fn in ("gather", "pay", "exchange"):
+            return []
+        if s.fn == "deal":
+            base = self.layout.zone_base[s.args[1].value]
+            return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
+        return list(dict.fromkeys(self.ex(x) for x in s.args if isinstance(x, ir.Zone)))
+
+    def _zone_index(self, z: ir.Expr) -> str:
+        assert isinstance(z, ir.Zone)
+        base = self.layout.zone_base[z.family]
+        return self._offset(base, z.index) if z.index is not None else str(base)
+
+    # ----------------------------------------------------------------- module
+    def effect_names(self, body: Iterable[ir.Stmt]) -> set[str]:
+        """The effect functions a statement list calls."""
+        out: set[str] = set()
+        for s in body:
+            match s:
+                case ir.Do(fn=fn):
+                    out.add(fn)
+                case ir.If(then=a, orelse=b):
+                    out |= self.effect_names(a) | self.effect_names(b)
+                case ir.For(body=b) | ir.Repeat(body=b) | ir.While(body=b):
+                    out |= self.effect_names(b)
+        return out
+
+    def module(self) -> str:  # noqa: C901
+        g, L = self.g, self.layout
+        e = self.emit
+        e(f'"""Generated from {g.file} for {g.players} players by rulespec; do not edit.', 0)
+        e("", 0)
+        e(f"Variants: {', '.join(f'{k}={v}' for k, v in g.chosen.items()) or 'none'}", 0)
+        e('"""', 0)
+        e("from model import runtime as r", 0)
+        e("", 0)
+        e(f"P = {g.players}", 0)
+        e("PLAYERS = tuple(range(P))", 0)
+        e("AFTER = tuple(tuple(r.after(p, P, 1)) for p in PLAYERS)", 0)
+        e("BEFORE = tuple(tuple(r.after(p, P, -1)) for p in PLAYERS)", 0)
+        e(f"CARDS = {tuple(i for i, k in enumerate(g.kinds) if k.item_class == 'cards')!r}", 0)
+        e(f"TOKENS = {tuple(i for i, k in enumerate(g.kinds) if k.item_class == 'tokens')!r}", 0)
+        for attr in g.kind_attrs:
+            e(f"KA_{attr} = {tuple(k.attrs[attr] for k in g.kinds)!r}", 0)
+        if "value" not in g.kind_attrs:
+            e(f"KA_value = {(0,) * len(g.kinds)!r}", 0)
+        e("DENOMS = tuple(sorted(TOKENS, key=lambda k: -KA_value[k]))", 0)
+        for ix in g.indices:
+            e(f"IX_{ix.name} = {tuple(range(ix.size))!r}", 0)
+            for attr, values in ix.attrs.items():
+                e(f"IA_{ix.name}_{attr} = {tuple(values)!r}", 0)
+        bags = [i for z in g.zones if z.order == "bag"
+                for i in range(L.zone_base[z.name], L.zone_base[z.name] + L.zone_count[z.name])]
+        piles = [i for z in g.zones if z.order == "pile"
+                 for i in range(L.zone_base[z.name], L.zone_base[z.name] + L.zone_count[z.name])]
+        for holds in ("cards", "tokens"):
+            ids = {i for z in g.zones if z.holds == holds
+                   for i in range(L.zone_base[z.name], L.zone_base[z.name] + L.zone_count[z.name])}
+            e(f"BAGS_{holds} = {tuple(i for i in bags if i in ids)!r}", 0)
+            e(f"PILES_{holds} = {tuple(i for i in piles if i in ids)!r}", 0)
+        e("", 0)
+        # initial variable values
+        e("def init_vars(Z, V):", 0)
+        for v in g.vars:
+            base, n = L.var_base[v.name], L.var_count[v.name]
+            e(f"for _i in range({base}, {base + n}):", 1)
+            e(f"V[_i] = {self.ex(v.init)}", 2)
+        e("return V", 1)
+        for name, body in (("setup", g.setup), ("round_start", g.round_start),
+                           ("scoring", g.scoring)):
+            e("", 0)
+            e(f"def {name}(Z, V, ch):", 0)
+            self.stmts(body, 1)
+        for i, a in enumerate(g.actions):
+            params = "".join(f", l_{p}" for p, _ in a.params)
+            e("", 0)
+            e(f"def check_{i}(Z, V{params}):", 0)
+            e(f"# {a.name}: {g.file}:{a.where.line}", 1)
+            for p, dom in a.params:
+                e(f"if l_{p} not in {self.ex(dom)}: return 'domain'", 1)
+            e(f"return {self.ex(a.when)}", 1)
+            e("", 0)
+            e(f"def effect_{i}(Z, V, ch{params}):", 0)
+            if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
+                e("Z[:] = [z[:] for z in Z]", 1)
+            else:
+                self.copy_on_write = True
+            self.stmts(a.effects, 1)
+            self.copy_on_write = False
+        e("", 0)
+        e("def legal(Z, V, make):", 0)
+        e("out = []", 1)
+        for i, a in enumerate(g.actions):
+            self.legal_action(i, a)
+        e("return out", 1)
+        self._conditions("round_end", g.round_end)
+        self._conditions("game_end", g.game_end)
+        e("", 0)
+        e("def round_end_names(Z, V):", 0)
+        e("return [n for n, f in ROUND_END if f(Z, V)]", 1)
+        e("", 0)
+        e("def winners(Z, V):", 0)
+        e(f"return tuple(sorted({self.ex(g.winners)}))", 1)
+        e("", 0)
+        e("def score(Z, V, l_p):", 0)
+        e(f"return {self.ex(g.score)}", 1)
+        e("", 0)
+        e("def measure(Z, V):", 0)
+        e(f"return {self.ex(g.measure) if g.measure is not None else 'None'}", 1)
+        e("", 0)
+        e("INVARIANTS = (", 0)
+        for c in g.invariants:
+            e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
+        e(")", 0)
+        return "\n".join(self.lines) + "\n"
+
+    def legal_action(self, i: int, a: ir.ActionDecl) -> None:
+        """Emit the legal-move loop of one action.
+
+        Conjuncts of the guard that do not depend on the parameters are tested once,
+        before the loops; sub-expressions that do not depend on them (the top of the
+        discard pile, say) are computed once. If computing them fails (an empty pile
+        that the guard would have stepped around), the plain loops run instead.
+        """
+        names = {p for p, _ in a.params}
+        when = fold(a.when)
+        parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
+        free = [c for c in parts if not ir.uses_locals(c, names)]
+        bound = [c for c in parts if ir.uses_locals(c, names)]
+        depth = 1
+        if free:
+            self.emit(f"if {self.ex(ir.BoolOp('and', tuple(free), when.type))}:"
+                      if len(free) > 1 else f"if {self.ex(free[0])}:", depth)
+            depth += 1
+        guard = (ir.BoolOp("and", tuple(bound), when.type) if len(bound) > 1
+                 else bound[0] if bound else None)
+        hoist: list[ir.Expr] = []
+        if guard is not None and a.params:
+            for n in ir.walk(guard):
+                if (isinstance(n, ir.Call | ir.Comp) and n not in hoist
+                        and not ir.uses_locals(n, names) and not _inside_hoisted(n, hoist)):
+                    hoist.append(n)
+        if hoist:
+            self.emit("try:", depth)
+            for j, h in enumerate(hoist):
+                self.emit(f"_h{j} = {self.ex(h)}", depth + 1)
+            self.emit("except r.ModelError:", depth)
+            self._legal_loops(i, a, guard, depth + 1)
+            self.emit("else:", depth)
+            self.hoisted = {h: f"_h{j}" for j, h in enumerate(hoist)}
+            self._legal_loops(i, a, guard, depth + 1)
+            self.hoisted = {}
+        else:
+            self._legal_loops(i, a, guard, depth)
+
+    def _legal_loops(self, i: int, a: ir.ActionDecl, guard: ir.Expr | None, depth: int) -> None:
+        for p, dom in a.params:
+            dom = fold(dom)
+            if (isinstance(dom, ir.Call) and dom.fn == "kinds"
+                    and self.zone_decl(dom.args[0]).order == "bag"):
+                self.emit(f"for l_{p}, _c in enumerate({self._ex(dom.args[0])}):", depth)
+                self.emit("if not _c: continue", depth + 1)
+            else:
+                self.emit(f"for l_{p} in {self._ex(dom)}:", depth)
+            depth += 1
+        if guard is not None:
+            self.emit(f"if {self._ex(guard)}:", depth)
+            depth += 1
+        args = "".join(f"l_{p}, " for p, _ in a.params)
+        self.emit(f"out.append(make({i}, ({args})))", depth)
+
+    def _conditions(self, name: str, conds: tuple[ir.Condition, ...]) -> None:
+        e = self.emit
+        e("", 0)
+        e(f"{name.upper()} = (", 0)
+        for c in conds:
+            e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
+        e(")", 0)
+        e("", 0)
+        e(f"def {name}(Z, V):", 0)
+        e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
+
+
+def _inside_hoisted(n: ir.Expr, hoisted: list[ir.Expr]) -> bool:
+    return any(n is not h and any(x is n for x in ir.walk(h)) for h in hoisted)
+
+
+def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
+    """Emit and compile the module for `g`; returns its namespace, source and file name."""
+    source = Emitter(g).module()
+    key = "-".join(f"{k}={v}" for k, v in sorted(g.chosen.items()))
+    filename = f"<rulespec {g.id} players={g.players} {zlib.crc32((source + key).encode()):08x}>"
+    try:
+        code = compile(source, filename, "exec")
+    except SyntaxError as exc:  # a bug in the emitter, never the user's fault
+        raise SpecError(None, f"internal error compiling {g.file}: {exc}") from exc
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {"__name__": f"rulespec_generated_{g.id}"}
+    exec(code, namespace)  # noqa: S102 - our own emitted code, built from validated IR
+    return namespace, source, filename

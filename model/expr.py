@@ -1,0 +1,570 @@
+"""The expression language: a small, whitelisted subset of Python syntax, typed.
+
+Spec text is parsed with `ast.parse` (a parser, not an evaluator) and every node is
+checked against a whitelist and converted to IR (`model.ir`). Unknown names, dunder
+names, attribute access other than declared attributes, and calls other than the
+functions listed in `FUNCTIONS` and `EFFECTS` are errors that point at the spec.
+Nothing is ever passed to `eval` or `exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+from . import ir
+from .errors import SpecError, Where
+from .types import ANY, BOOL, INT, KIND, PLAYER, STR, Type, fits, is_numeric, list_of
+
+#: Pure functions an expression may call, with a one-line description (docs use these).
+FUNCTIONS = {
+    "count": "count(zone) items in a zone; count(zone, kind) copies of a kind; count(gen) items",
+    "top": "top(pile) the kind on top of a pile",
+    "empty": "empty(zone) whether a zone holds nothing",
+    "kinds": "kinds(zone) the distinct kinds in a zone, in declaration order",
+    "after": "after(player[, direction]) the other seats from the next one on, then the player",
+    "first": "first(gen[, default]) the first element",
+    "any": "any(gen) some element is true",
+    "all": "all(gen) every element is true",
+    "sum": "sum(gen) total",
+    "min": "min(gen[, default]) smallest",
+    "max": "max(gen[, default]) largest",
+    "distinct": "distinct(gen) the elements without repeats, in first-seen order",
+    "len": "len(list) length",
+    "abs": "abs(n) absolute value",
+    "lowest": "lowest(zone, attr) the present kind with the smallest attribute",
+    "highest": "highest(zone, attr) the present kind with the largest attribute",
+    "worth": "worth(zone, attr) sum of attribute times count over the zone",
+    "range": "range(a, b) the numbers a..b-1",
+}
+
+#: Functions that change the state; allowed only as effect statements.
+EFFECTS = {
+    "move": "move(kind, from, to[, n]) n items of a kind (from a pile: the topmost ones)",
+    "move_top": "move_top(from_pile, to[, n]) the top n items of a pile",
+    "move_all": "move_all(from, to[, keep=n]) everything, keeping the top n of a pile",
+    "gather": "gather(kinds, to) every item of the given kind(s), wherever it lies",
+    "shuffle": "shuffle(pile) a chance event: a uniformly random order",
+    "deal": "deal(from_pile, family, n) n items to each player, one at a time from seat 0",
+    "pay": "pay(amount, from, to) tokens worth `amount`, largest `value` first; gives the shortfall",
+    "exchange": "exchange(zone, bank) swap small tokens for larger ones of equal `value`",
+}
+
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+        ast.In: "in", ast.NotIn: "notin"}
+_BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+_REDUCERS = {"any", "all", "sum", "min", "max", "first", "count", "distinct"}
+
+
+@attrs.frozen
+class Def:
+    """A named expression from `defs`, expanded where it is used."""
+
+    name: str
+    params: tuple[str, ...]
+    text: str
+    where: Callable[[int], Where]
+
+
+@attrs.define
+class Scope:
+    """Everything an expression may name, collected by the loader."""
+
+    params: dict[str, tuple[Any, Type]]
+    vars: dict[str, tuple[Type, str | None]]
+    zones: dict[str, ir.ZoneDecl]
+    indices: dict[str, ir.IndexSet]
+    index_attr_types: dict[tuple[str, str], Type]
+    kind_attrs: dict[str, Type]
+    kind_index: dict[str, int]
+    enums: dict[str, tuple[str, ...]]
+    defs: dict[str, Def] = attrs.Factory(dict)
+    builtins: dict[str, Type] = attrs.Factory(dict)
+
+
+class ExprParser:
+    """Parses one spec string (expression or statement) against a Scope."""
+
+    def __init__(self, scope: Scope, where: Callable[[int], Where]):
+        self.scope = scope
+        self._where_at = where
+        self._line_starts: list[int] = [0]
+
+    # ----------------------------------------------------------- entry points
+    def expression(self, text: str, locals_: Mapping[str, ir.Expr] | None = None,
+                   expect: Type | None = None) -> ir.Expr:
+        tree = self._parse(text, "eval")
+        node = self.convert(tree.body, dict(locals_ or {}))
+        if expect is not None:
+            self._require(node, expect, tree.body)
+        return node
+
+    def statement(self, text: str, locals_: Mapping[str, ir.Expr], cite: tuple[str, ...]
+                  ) -> ir.Stmt:
+        tree = self._parse(text, "exec")
+        if len(tree.body) != 1:
+            raise self._err(None, "expected exactly one statement (an assignment or an effect "
+                                  f"such as {', '.join(sorted(EFFECTS))})")
+        stmt = tree.body[0]
+        env = dict(locals_)
+        where = self._where(stmt)
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            return self._effect(stmt.value, env, where, cite)
+        if isinstance(stmt, ast.Assign | ast.AugAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if len(targets) != 1:
+                raise self._err(stmt, "assign one variable at a time")
+            target = self._target(targets[0], env)
+            op = "="
+            if isinstance(stmt, ast.AugAssign):
+                if type(stmt.op) not in (ast.Add, ast.Sub):
+                    raise self._err(stmt, "only =, += and -= are allowed")
+                op = "+=" if isinstance(stmt.op, ast.Add) else "-="
+            value_node = stmt.value
+            if (isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name)
+                    and value_node.func.id in EFFECTS):
+                do = self._effect(value_node, env, where, cite)
+                if do.fn != "pay":
+                    raise self._err(value_node, f"{do.fn}(...) gives no value to assign")
+                return attrs.evolve(do, result=target, result_op=op)
+            value = self.convert(value_node, env)
+            if op != "=" and not is_numeric(target.type):
+                raise self._err(stmt, f"{op} needs a number variable, {target.name} is "
+                                      f"{target.type}")
+            self._require(value, target.type, value_node)
+            return ir.Assign(where, cite, target, op, value)
+        raise self._err(stmt, "expected an assignment (x = ...) or an effect call such as "
+                              "move(...); other statements are not part of the language")
+
+    # --------------------------------------------------------------- helpers
+    def _parse(self, text: str, mode: str) -> ast.AST:
+        if not isinstance(text, str):
+            raise SpecError(self._where_at(0), f"expected an expression as text, got {text!r}")
+        self._text = text
+        starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                starts.append(i + 1)
+        self._line_starts = starts
+        try:
+            return ast.parse(text.strip("\n") if mode == "exec" else text.strip(), mode=mode)
+        except SyntaxError as exc:
+            offset = self._offset(exc.lineno or 1, (exc.offset or 1) - 1)
+            raise SpecError(self._where_at(offset),
+                            f"cannot parse {text.strip()!r}: {exc.msg}") from None
+
+    def _offset(self, lineno: int, col: int) -> int:
+        stripped = len(self._text) - len(self._text.lstrip())
+        base = self._line_starts[min(lineno, len(self._line_starts)) - 1] if lineno > 1 else 0
+        return (0 if lineno > 1 else stripped) + base + col
+
+    def _where(self, node: ast.AST | None) -> Where:
+        if node is None or not hasattr(node, "col_offset"):
+            return self._where_at(0)
+        return self._where_at(self._offset(node.lineno, node.col_offset))
+
+    def _err(self, node: ast.AST | None, message: str) -> SpecError:
+        return SpecError(self._where(node), message)
+
+    def _require(self, node: ir.Expr, expected: Type, at: ast.AST) -> None:
+        if not fits(node.type, expected):
+            raise self._err(at, f"expected {expected}, found {node.type}")
+
+    def _target(self, node: ast.AST, env: dict) -> ir.Var:
+        target = self.convert(node, env)
+        if not isinstance(target, ir.Var):
+            raise self._err(node, "only a variable (declared under vars, or active) can be "
+                                  "assigned")
+        if target.name in ("round", "last_actor"):
+            raise self._err(node, f"{target.name} is kept by the runtime and cannot be assigned")
+        return target
+
+    # ------------------------------------------------------------ conversion
+    def convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:  # noqa: C901
+        match node:
+            case ast.Constant(value=bool() as v):
+                return ir.Const(v, BOOL)
+            case ast.Constant(value=int() as v):
+                return ir.Const(v, INT)
+            case ast.Constant(value=str() as v):
+                return ir.Const(v, STR)
+            case ast.Name(id=name):
+                return self._name(node, name, env)
+            case ast.Attribute(value=obj, attr=attr):
+                return self._attribute(node, obj, attr, env)
+            case ast.Subscript(value=ast.Name(id=name), slice=index):
+                return self._subscript(node, name, index, env)
+            case ast.UnaryOp(op=ast.Not(), operand=operand):
+                inner = self.convert(operand, env)
+                self._require(inner, BOOL, operand)
+                return ir.Unary("not", inner, BOOL)
+            case ast.UnaryOp(op=ast.USub(), operand=operand):
+                inner = self.convert(operand, env)
+                self._require(inner, INT, operand)
+                if isinstance(inner, ir.Const):
+                    return ir.Const(-inner.value, INT)
+                return ir.Unary("-", inner, INT)
+            case ast.BinOp(op=op, left=left, right=right) if type(op) in _BIN:
+                a, b = self.convert(left, env), self.convert(right, env)
+                if _BIN[type(op)] == "+" and a.type.name == "list" and b.type.name == "list":
+                    return ir.Bin("+", a, b, a.type)
+                self._require(a, INT, left)
+                self._require(b, INT, right)
+                return ir.Bin(_BIN[type(op)], a, b, INT)
+            case ast.BoolOp(op=op, values=values):
+                parts = []
+                for v in values:
+                    part = self.convert(v, env)
+                    self._require(part, BOOL, v)
+                    parts.append(part)
+                return ir.BoolOp("and" if isinstance(op, ast.And) else "or", tuple(parts), BOOL)
+            case ast.Compare(left=left, ops=ops, comparators=comps):
+                return self._compare(left, ops, comps, env)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                t = self.convert(test, env)
+                self._require(t, BOOL, test)
+                a, b = self.convert(body, env), self.convert(orelse, env)
+                a, b = self._unify(a, b, orelse)
+                return ir.Cond(t, a, b, a.type)
+            case ast.List(elts=elts) | ast.Tuple(elts=elts):
+                items = tuple(self.convert(e, env) for e in elts)
+                elem = items[0].type if items else ANY
+                for e, item in zip(elts, items, strict=True):
+                    self._require(item, elem, e)
+                return ir.ListLit(items, list_of(elem))
+            case ast.ListComp(elt=elt, generators=gens):
+                return self._comprehension("list", elt, gens, env, None)
+            case ast.Call():
+                return self._call(node, env)
+        raise self._err(node, f"{_describe(node)} is not part of the expression language")
+
+    def _name(self, node: ast.AST, name: str, env: dict) -> ir.Expr:
+        if name.startswith("_"):
+            raise self._err(node, f"names starting with '_' are not allowed: {name!r}")
+        if name in env:
+            return env[name]
+        s = self.scope
+        if name in s.params:
+            value, t = s.params[name]
+            return ir.Const(value, t)
+        if name in s.vars:
+            t, per = s.vars[name]
+            if per is not None:
+                raise self._err(node, f"{name} is one per {per}: write {name}[...]")
+            return ir.Var(name, None, t)
+        if name in s.zones:
+            z = s.zones[name]
+            if z.per is not None:
+                raise self._err(node, f"zone {name} is one per {z.per}: write {name}[...]")
+            return ir.Zone(name, None, Type("zone", ref=name))
+        if name in s.indices:
+            return ir.Builtin(name, list_of(Type("index", ref=name)))
+        if name in s.builtins:
+            return ir.Builtin(name, s.builtins[name])
+        if name in s.defs and not s.defs[name].params:
+            return self._expand(node, s.defs[name], [], env)
+        raise self._err(node, f"unknown name {name!r}; known names are params, vars, zones, "
+                              "defs, action parameters and: " + ", ".join(sorted(s.builtins)))
+
+    def _attribute(self, node: ast.AST, obj: ast.AST, attr: str, env: dict) -> ir.Expr:
+        if attr.startswith("_"):
+            raise self._err(node, f"attribute names starting with '_' are not allowed: {attr!r}")
+        base = self.convert(obj, env)
+        if base.type.name == "kind":
+            if attr not in self.scope.kind_attrs:
+                raise self._err(node, f"kinds have no attribute {attr!r}; declared attributes: "
+                                      + ", ".join(sorted(self.scope.kind_attrs)))
+            return ir.Attr(base, attr, self.scope.kind_attrs[attr])
+        if base.type.name == "index":
+            key = (base.type.ref, attr)
+            if key not in self.scope.index_attr_types:
+                raise self._err(node, f"{base.type.ref} has no attribute {attr!r}")
+            return ir.Attr(base, attr, self.scope.index_attr_types[key])
+        if base.type.name == "any":
+            if attr in self.scope.kind_attrs:
+                return ir.Attr(base, attr, self.scope.kind_attrs[attr])
+            for (_, a), t in self.scope.index_attr_types.items():
+                if a == attr:
+                    return ir.Attr(base, attr, t)
+        raise self._err(node, f"{base.type} has no attribute {attr!r} (only kinds and indices "
+                              "have attributes)")
+
+    def _subscript(self, node: ast.AST, name: str, index: ast.AST, env: dict) -> ir.Expr:
+        s = self.scope
+        idx = self.convert(index, env)
+        if name in s.zones and s.zones[name].per is not None:
+            per = s.zones[name].per
+            self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
+            return ir.Zone(name, idx, Type("zone", ref=name))
+        if name in s.vars and s.vars[name][1] is not None:
+            t, per = s.vars[name]
+            self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
+            return ir.Var(name, idx, t)
+        raise self._err(node, f"{name!r} is not a zone or variable with one per player or index")
+
+    def _compare(self, left: ast.AST, ops: list, comps: list, env: dict) -> ir.Expr:
+        parts: list[ir.Expr] = []
+        a = self.convert(left, env)
+        for op, right in zip(ops, comps, strict=True):
+            b = self.convert(right, env)
+            name = _CMP.get(type(op))
+            if name is None:
+                raise self._err(right, "'is' is not part of the language; use ==")
+            if name in ("in", "notin"):
+                if b.type.name == "zone":
+                    a = self._as_kind(a, left)
+                    self._require(a, KIND, left)
+                elif b.type.name == "list":
+                    if b.type.of is not None and b.type.of.name == "kind":
+                        a = self._as_kind(a, left)
+                    self._require(a, b.type.of or ANY, left)
+                else:
+                    raise self._err(right, f"'in' needs a zone or a list, found {b.type}")
+            else:
+                a, b = self._unify(a, b, right)
+                if name not in ("==", "!=") and not (is_numeric(a.type) and is_numeric(b.type)):
+                    raise self._err(right, f"{name} compares numbers, found {a.type} and "
+                                           f"{b.type}")
+            parts.append(ir.Cmp(name, a, b, BOOL))
+            a = b
+        return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), BOOL)
+
+    def _unify(self, a: ir.Expr, b: ir.Expr, at: ast.AST) -> tuple[ir.Expr, ir.Expr]:
+        """Make two operands comparable: a name literal beside a kind or enum is checked."""
+        if a.type.name == "kind":
+            b = self._as_kind(b, at)
+        elif b.type.name == "kind":
+            a = self._as_kind(a, at)
+        for x, y in ((a, b), (b, a)):
+            if isinstance(y, ir.Const) and y.type == STR and x.type.name == "str" and x.type.ref:
+                allowed = self.scope.enums[x.type.ref]
+                if y.value not in allowed:
+                    raise self._err(at, f"{y.value!r} is not one of {', '.join(allowed)}")
+        if fits(b.type, a.type) or fits(a.type, b.type):
+            return a, b
+        raise self._err(at, f"cannot compare {a.type} with {b.type}")
+
+    def _as_kind(self, node: ir.Expr, at: ast.AST) -> ir.Expr:
+        if isinstance(node, ir.Const) and node.type == STR:
+            if node.value not in self.scope.kind_index:
+                raise self._err(at, f"unknown card or token kind {node.value!r}")
+            return ir.Const(self.scope.kind_index[node.value], KIND)
+        return node
+
+    # ------------------------------------------------------------------ calls
+    def _call(self, node: ast.Call, env: dict) -> ir.Expr:  # noqa: C901
+        if not isinstance(node.func, ast.Name):
+            raise self._err(node, "only plain function names can be called, e.g. count(hand[p])")
+        fn = node.func.id
+        if fn.startswith("_"):
+            raise self._err(node, f"names starting with '_' are not allowed: {fn!r}")
+        if fn in self.scope.defs:
+            d = self.scope.defs[fn]
+            if node.keywords or len(node.args) != len(d.params):
+                raise self._err(node, f"{fn} takes {len(d.params)} argument(s): "
+                                      f"{fn}({', '.join(d.params)})")
+            return self._expand(node, d, [self.convert(a, env) for a in node.args], env)
+        if fn in EFFECTS:
+            raise self._err(node, f"{fn}(...) changes the state; it can only be an effect "
+                                  "statement, not part of an expression")
+        if fn not in FUNCTIONS:
+            raise self._err(node, f"unknown function {fn!r}; the functions are "
+                                  + ", ".join(sorted(FUNCTIONS)))
+        kwargs = {k.arg: k.value for k in node.keywords}
+        if fn in _REDUCERS and len(node.args) >= 1 and isinstance(node.args[0], ast.GeneratorExp):
+            gen = node.args[0]
+            default = None
+            extra = node.args[1:]
+            if "default" in kwargs:
+                default = self.convert(kwargs.pop("default"), env)
+            elif extra and fn in ("first", "min", "max"):
+                default = self.convert(extra[0], env)
+                extra = extra[1:]
+            if extra or kwargs:
+                raise self._err(node, f"{fn}(...) with a generator takes at most a default")
+            return self._comprehension(fn, gen.elt, gen.generators, env, default)
+        if kwargs:
+            raise self._err(node, f"{fn}(...) takes no keyword arguments")
+        if fn in ("lowest", "highest", "worth"):
+            if len(node.args) != 2 or not isinstance(node.args[1], ast.Name):
+                raise self._err(node, f"{fn} takes a zone and an attribute name: "
+                                      f"{fn}(chips[p], value)")
+            zone = self._zone_arg(node.args[0], env)
+            attr = node.args[1].id
+            if attr not in self.scope.kind_attrs or not is_numeric(self.scope.kind_attrs[attr]):
+                raise self._err(node.args[1], f"{attr!r} is not a number attribute of kinds")
+            out = INT if fn == "worth" else KIND
+            return ir.Call(fn, (zone,), out, attr)
+        args = [self.convert(a, env) for a in node.args]
+        return self._plain_call(node, fn, args)
+
+    def _plain_call(self, node: ast.Call, fn: str, args: list[ir.Expr]) -> ir.Expr:  # noqa: C901
+        n = len(args)
+
+        def arity(*allowed: int) -> None:
+            if n not in allowed:
+                raise self._err(node, f"{fn} takes {' or '.join(map(str, allowed))} argument(s), "
+                                      f"got {n}: {FUNCTIONS[fn]}")
+
+        if fn == "count":
+            arity(1, 2)
+            if args[0].type.name == "list" and n == 1:
+                return ir.Call("len", tuple(args), INT)
+            self._zone_check(args[0], node.args[0])
+            if n == 2:
+                k = self._as_kind(args[1], node.args[1])
+                self._require(k, KIND, node.args[1])
+                return ir.Call("count", (args[0], k), INT)
+            return ir.Call("count", (args[0],), INT)
+        if fn in ("top", "empty", "kinds"):
+            arity(1)
+            z = self._zone_check(args[0], node.args[0])
+            if fn == "top" and z.order != "pile":
+                raise self._err(node, f"top() needs a pile; {z.name} is a bag (no order)")
+            out = {"top": KIND, "empty": BOOL, "kinds": list_of(KIND)}[fn]
+            return ir.Call(fn, tuple(args), out)
+        if fn == "after":
+            arity(1, 2)
+            for a, at in zip(args, node.args, strict=True):
+                self._require(a, INT, at)
+            return ir.Call(fn, tuple(args), list_of(PLAYER))
+        if fn in ("len", "sum", "min", "max", "any", "all", "first", "distinct"):
+            arity(1, 2) if fn in ("first", "min", "max") else arity(1)
+            if args[0].type.name != "list":
+                raise self._err(node, f"{fn} needs a list or a generator, found {args[0].type}")
+            elem = args[0].type.of or ANY
+            out = {"len": INT, "sum": INT, "any": BOOL, "all": BOOL, "distinct": args[0].type
+                   }.get(fn, elem)
+            if fn == "sum":
+                self._require(ir.Const(0, elem), INT, node)
+            return ir.Call(fn, tuple(args), out)
+        if fn == "abs":
+            arity(1)
+            self._require(args[0], INT, node.args[0])
+            return ir.Call(fn, tuple(args), INT)
+        if fn == "range":
+            arity(2)
+            for a, at in zip(args, node.args, strict=True):
+                self._require(a, INT, at)
+            return ir.Call(fn, tuple(args), list_of(INT))
+        raise self._err(node, f"{fn} cannot be called this way: {FUNCTIONS[fn]}")
+
+    def _zone_arg(self, node: ast.AST, env: dict) -> ir.Expr:
+        z = self.convert(node, env)
+        self._zone_check(z, node)
+        return z
+
+    def _zone_check(self, z: ir.Expr, at: ast.AST) -> ir.ZoneDecl:
+        if z.type.name != "zone":
+            raise self._err(at, f"expected a zone, found {z.type}")
+        return self.scope.zones[z.type.ref]
+
+    def _comprehension(self, fn: str, elt: ast.AST, gens: list, env: dict,
+                       default: ir.Expr | None) -> ir.Expr:
+        inner = dict(env)
+        out_gens = []
+        for g in gens:
+            if not isinstance(g.target, ast.Name) or g.is_async:
+                raise self._err(g.target, "a comprehension binds one plain name: for x in ...")
+            name = g.target.id
+            if name.startswith("_"):
+                raise self._err(g.target, f"names starting with '_' are not allowed: {name!r}")
+            it = self.convert(g.iter, inner)
+            if it.type.name == "zone":
+                it = ir.Call("kinds", (it,), list_of(KIND))
+            if it.type.name != "list":
+                raise self._err(g.iter, f"can only loop over a list or a zone, found {it.type}")
+            inner[name] = ir.Local(name, it.type.of or ANY)
+            conds = []
+            for c in g.ifs:
+                cond = self.convert(c, inner)
+                self._require(cond, BOOL, c)
+                conds.append(cond)
+            out_gens.append(ir.Gen(name, it, tuple(conds)))
+        body = self.convert(elt, inner)
+        if fn in ("any", "all"):
+            self._require(body, BOOL, elt)
+        if fn == "sum":
+            self._require(body, INT, elt)
+        out = {"list": list_of(body.type), "distinct": list_of(body.type), "any": BOOL,
+               "all": BOOL, "sum": INT, "count": INT}.get(fn, body.type)
+        if default is not None:
+            body_, default = self._unify(body, default, elt)
+        return ir.Comp(fn, body, tuple(out_gens), out, default)
+
+    def _expand(self, node: ast.AST, d: Def, args: list[ir.Expr], env: dict) -> ir.Expr:
+        if getattr(self, "_depth", 0) > 20:
+            raise self._err(node, f"defs expand too deeply (is {d.name} recursive?)")
+        sub = ExprParser(self.scope, d.where)
+        sub._depth = getattr(self, "_depth", 0) + 1
+        return sub.expression(d.text, dict(zip(d.params, args, strict=True)))
+
+    # ---------------------------------------------------------------- effects
+    def _effect(self, call: ast.Call, env: dict, where: Where, cite: tuple[str, ...]) -> ir.Do:
+        if not isinstance(call.func, ast.Name) or call.func.id not in EFFECTS:
+            name = call.func.id if isinstance(call.func, ast.Name) else _describe(call.func)
+            raise self._err(call, f"unknown effect {name!r}; the effects are "
+                                  + ", ".join(sorted(EFFECTS)))
+        fn = call.func.id
+        args = [self._family(a) if fn == "deal" and i == 1 else self.convert(a, env)
+                for i, a in enumerate(call.args)]
+        kwargs = {k.arg: self.convert(k.value, env) for k in call.keywords}
+        spec = _EFFECT_SIGNATURES[fn]
+        if not (spec[0] <= len(args) <= spec[1]):
+            raise self._err(call, f"wrong number of arguments: {EFFECTS[fn]}")
+        for k in kwargs:
+            if k not in spec[3]:
+                raise self._err(call, f"{fn} has no keyword {k!r}: {EFFECTS[fn]}")
+        for i, (a, want) in enumerate(zip(args, spec[2], strict=False)):
+            at = call.args[i]
+            if want == "kind":
+                a = self._as_kind(a, at)
+                args[i] = a
+                self._require(a, KIND, at)
+            elif want == "kinds":
+                a = self._as_kind(a, at)
+                args[i] = a
+                if a.type.name == "kind":
+                    continue
+                self._require(a, list_of(KIND), at)
+            elif want in ("zone", "pile"):
+                z = self._zone_check(a, at)
+                if want == "pile" and z.order != "pile":
+                    raise self._err(at, f"{fn} needs a pile; {z.name} is a bag")
+            elif want == "int":
+                self._require(a, INT, at)
+        for v in kwargs.values():
+            self._require(v, INT, call)
+        return ir.Do(where, cite, fn, tuple(args), tuple(sorted(kwargs.items())))
+
+    def _family(self, node: ast.AST) -> ir.Expr:
+        """The bare name of a per-player zone family, as deal(stock, hand, 6) takes it."""
+        z = self.scope.zones.get(node.id) if isinstance(node, ast.Name) else None
+        if z is None or z.per != "player":
+            raise self._err(node, "expected the name of a zone with one per player, e.g. hand")
+        return ir.Const(z.name, Type("family", ref=z.name))
+
+
+# (min args, max args, argument kinds, keywords)
+_EFFECT_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]] = {
+    "move": (3, 4, ("kind", "zone", "zone", "int"), ()),
+    "move_top": (2, 3, ("pile", "zone", "int"), ()),
+    "move_all": (2, 2, ("zone", "zone"), ("keep",)),
+    "gather": (2, 2, ("kinds", "zone"), ()),
+    "shuffle": (1, 1, ("pile",), ()),
+    "deal": (3, 3, ("pile", "family", "int"), ()),
+    "pay": (3, 3, ("int", "zone", "zone"), ()),
+    "exchange": (2, 2, ("zone", "zone"), ()),
+}
+
+
+def _describe(node: ast.AST) -> str:
+    names = {ast.Lambda: "a lambda", ast.Dict: "a dict", ast.Set: "a set",
+             ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension",
+             ast.GeneratorExp: "a bare generator", ast.Await: "await", ast.Starred: "a star",
+             ast.JoinedStr: "an f-string", ast.NamedExpr: ":=", ast.Slice: "a slice",
+             ast.Subscript: "this subscript"}
+    return names.get(type(node), f"{type(node).__name__}")

@@ -1,0 +1,358 @@
+"""The typed intermediate representation (IR) every back end reads.
+
+The loader turns a YAML spec into these frozen attrs objects; the concrete back end
+(`codegen`) compiles them to Python, and the symbolic back end translates the same
+objects to z3. Nothing here knows about any particular game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .errors import Where
+from .types import Type
+
+# ---------------------------------------------------------------- expressions
+
+
+@attrs.frozen
+class Expr:
+    """Base of expression nodes; every node knows its static type."""
+
+
+@attrs.frozen
+class Const(Expr):
+    value: Any
+    type: Type
+
+
+@attrs.frozen
+class Var(Expr):
+    """A spec variable (or builtin variable), `index` picks one of a family."""
+
+    name: str
+    index: Expr | None
+    type: Type
+
+
+@attrs.frozen
+class Builtin(Expr):
+    """A read-only name the runtime provides: players, player_count, cards, tokens, an index set."""
+
+    name: str
+    type: Type
+
+
+@attrs.frozen
+class Local(Expr):
+    """A bound name: an action parameter or a comprehension variable."""
+
+    name: str
+    type: Type
+
+
+@attrs.frozen
+class Zone(Expr):
+    family: str
+    index: Expr | None
+    type: Type
+
+
+@attrs.frozen
+class Attr(Expr):
+    """An attribute of a kind (card.rank) or of an index (position.letter)."""
+
+    obj: Expr
+    attr: str
+    type: Type
+
+
+@attrs.frozen
+class Unary(Expr):
+    op: str  # "not" or "-"
+    operand: Expr
+    type: Type
+
+
+@attrs.frozen
+class Bin(Expr):
+    op: str  # + - * // %
+    left: Expr
+    right: Expr
+    type: Type
+
+
+@attrs.frozen
+class Cmp(Expr):
+    op: str  # == != < <= > >= in notin
+    left: Expr
+    right: Expr
+    type: Type
+
+
+@attrs.frozen
+class BoolOp(Expr):
+    op: str  # and / or
+    values: tuple[Expr, ...]
+    type: Type
+
+
+@attrs.frozen
+class Cond(Expr):
+    test: Expr
+    body: Expr
+    orelse: Expr
+    type: Type
+
+
+@attrs.frozen
+class Call(Expr):
+    """A whitelisted function; `attr` names the attribute argument of lowest/highest/worth."""
+
+    fn: str
+    args: tuple[Expr, ...]
+    type: Type
+    attr: str | None = None
+
+
+@attrs.frozen
+class Gen:
+    var: str
+    iter: Expr
+    conds: tuple[Expr, ...]
+
+
+@attrs.frozen
+class Comp(Expr):
+    """A comprehension reduced by `fn` (list, any, all, sum, min, max, first, count, distinct)."""
+
+    fn: str
+    elt: Expr
+    gens: tuple[Gen, ...]
+    type: Type
+    default: Expr | None = None
+
+
+@attrs.frozen
+class ListLit(Expr):
+    items: tuple[Expr, ...]
+    type: Type
+
+
+# ----------------------------------------------------------------- statements
+
+
+@attrs.frozen
+class Stmt:
+    where: Where = attrs.field(eq=False)
+    cite: tuple[str, ...]
+
+
+@attrs.frozen
+class Assign(Stmt):
+    target: Var
+    op: str  # = += -=
+    value: Expr
+
+
+@attrs.frozen
+class Do(Stmt):
+    """An effect function: move, move_top, move_all, gather, shuffle, deal, pay, exchange."""
+
+    fn: str
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...]
+    result: Var | None = None  # pay's shortfall, when written `x += pay(...)`
+    result_op: str = "="
+
+
+@attrs.frozen
+class If(Stmt):
+    test: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class For(Stmt):
+    var: str
+    iter: Expr
+    body: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class Repeat(Stmt):
+    count: Expr
+    body: tuple[Stmt, ...]
+
+
+@attrs.frozen
+class While(Stmt):
+    test: Expr
+    limit: int
+    body: tuple[Stmt, ...]
+
+
+# ------------------------------------------------------------------ the game
+
+
+@attrs.frozen
+class Kind:
+    """One kind of item (a card kind or a token kind) with its attributes and copies."""
+
+    name: str
+    item_class: str  # "cards" or "tokens"
+    copies: int
+    attrs: dict[str, Any] = attrs.field(hash=False)
+    start: str  # zone family (shared) where all copies lie before set-up
+
+
+@attrs.frozen
+class ZoneDecl:
+    name: str
+    order: str  # "pile" or "bag"
+    per: str | None  # None (shared), "player", or an index set
+    holds: str  # "cards" or "tokens"
+
+
+@attrs.frozen
+class IndexSet:
+    name: str
+    size: int
+    attrs: dict[str, tuple[Any, ...]] = attrs.field(hash=False)
+
+
+@attrs.frozen
+class VarDecl:
+    name: str
+    type: Type
+    per: str | None
+    init: Expr
+
+
+@attrs.frozen
+class Param:
+    name: str
+    name_type: Type
+    generator: Expr | None  # domain of the parameter
+
+
+@attrs.frozen
+class ActionDecl:
+    name: str
+    say: str
+    params: tuple[tuple[str, Expr], ...]  # (name, domain) in order
+    when: Expr
+    effects: tuple[Stmt, ...]
+    cite: tuple[str, ...]
+    where: Where = attrs.field(eq=False)
+
+
+@attrs.frozen
+class Condition:
+    name: str
+    expr: Expr
+    cite: tuple[str, ...]
+
+
+@attrs.frozen
+class Variant:
+    name: str
+    sets: dict[str, Any] = attrs.field(hash=False)
+    rationale: str
+
+
+@attrs.frozen
+class Ambiguity:
+    id: str
+    kind: str  # ambiguity / gap / conflict / assumption
+    question: str
+    cite: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    default: str
+    rationale: str
+
+
+@attrs.frozen
+class Expectation:
+    property: str
+    result: str  # "fail" or "hold"
+    reason: str
+    players: tuple[int, ...]
+    variants: dict[str, str] = attrs.field(hash=False)
+
+
+@attrs.frozen
+class GameIR:
+    """A whole game at one player count and one choice of variants."""
+
+    id: str
+    title: str
+    file: str
+    players: int
+    min_players: int
+    max_players: int
+    sources: tuple[str, ...]
+    params: dict[str, Any] = attrs.field(hash=False)
+    chosen: dict[str, str] = attrs.field(hash=False)  # ambiguity id -> variant
+    ambiguities: tuple[Ambiguity, ...]
+    kinds: tuple[Kind, ...]
+    kind_attrs: dict[str, Type] = attrs.field(hash=False)
+    enums: dict[str, tuple[str, ...]] = attrs.field(hash=False)
+    zones: tuple[ZoneDecl, ...]
+    indices: tuple[IndexSet, ...]
+    vars: tuple[VarDecl, ...]
+    setup: tuple[Stmt, ...]
+    round_start: tuple[Stmt, ...]
+    actions: tuple[ActionDecl, ...]
+    round_end: tuple[Condition, ...]
+    scoring: tuple[Stmt, ...]
+    measure: Expr | None
+    game_end: tuple[Condition, ...]
+    winners: Expr
+    score: Expr  # per player: the Local "p" is bound
+    invariants: tuple[Condition, ...]
+    expectations: tuple[Expectation, ...]
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The direct sub-expressions of an expression node."""
+    match e:
+        case Var(index=i) | Zone(index=i):
+            return (i,) if i is not None else ()
+        case Attr(obj=o):
+            return (o,)
+        case Unary(operand=x):
+            return (x,)
+        case Bin(left=a, right=b) | Cmp(left=a, right=b):
+            return (a, b)
+        case BoolOp(values=vs):
+            return vs
+        case Cond(test=t, body=a, orelse=b):
+            return (t, a, b)
+        case Call(args=args):
+            return args
+        case ListLit(items=items):
+            return items
+        case Comp(elt=elt, gens=gens, default=d):
+            out: list[Expr] = [elt]
+            for g in gens:
+                out.append(g.iter)
+                out.extend(g.conds)
+            if d is not None:
+                out.append(d)
+            return tuple(out)
+    return ()
+
+
+def walk(e: Expr):
+    """Every node of an expression, parents before children."""
+    yield e
+    for c in children(e):
+        yield from walk(c)
+
+
+def uses_locals(e: Expr, names: set[str] | frozenset[str]) -> bool:
+    return any(isinstance(n, Local) and n.name in names for n in walk(e))

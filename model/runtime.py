@@ -1,0 +1,256 @@
+"""Helpers the generated code calls: moving items between zones, dealing, paying.
+
+Bags are lists of counts indexed by kind; piles are lists of kinds, bottom first.
+These functions mutate the lists they are given (the caller has already copied them)
+and raise `ModelError` when the rules ask for something impossible, such as taking a
+card from an empty pile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .errors import ModelError
+
+_MISSING: Any = object()
+
+
+def kinds(bag: list[int]) -> list[int]:
+    return [k for k, c in enumerate(bag) if c]
+
+
+def pile_kinds(pile: list[int]) -> list[int]:
+    return sorted(set(pile))
+
+
+def top(pile: list[int]) -> int:
+    if not pile:
+        raise ModelError("top() of an empty pile")
+    return pile[-1]
+
+
+def after(p: int, n: int, direction: int = 1) -> list[int]:
+    step = 1 if direction >= 0 else -1
+    return [(p + step * i) % n for i in range(1, n + 1)]
+
+
+def first(items: Iterable[Any], default: Any = _MISSING) -> Any:
+    for x in items:
+        return x
+    if default is _MISSING:
+        raise ModelError("first() of nothing, and no default given")
+    return default
+
+
+def min_of(items: Iterable[Any], default: Any = _MISSING) -> Any:
+    items = list(items)
+    if not items:
+        if default is _MISSING:
+            raise ModelError("min() of nothing, and no default given")
+        return default
+    return min(items)
+
+
+def max_of(items: Iterable[Any], default: Any = _MISSING) -> Any:
+    items = list(items)
+    if not items:
+        if default is _MISSING:
+            raise ModelError("max() of nothing, and no default given")
+        return default
+    return max(items)
+
+
+def lowest(present: list[int], table: Sequence[int]) -> int:
+    if not present:
+        raise ModelError("lowest() of an empty zone")
+    return min(present, key=lambda k: (table[k], k))
+
+
+def highest(present: list[int], table: Sequence[int]) -> int:
+    if not present:
+        raise ModelError("highest() of an empty zone")
+    return max(present, key=lambda k: (table[k], -k))
+
+
+def worth(bag: list[int], table: Sequence[int]) -> int:
+    return sum(c * table[k] for k, c in enumerate(bag) if c)
+
+
+def overrun(line: int, limit: int) -> None:
+    raise ModelError(f"the loop at spec line {line} ran more than its max of {limit} times")
+
+
+# ---------------------------------------------------------------- moving items
+def _short(what: str) -> ModelError:
+    return ModelError(f"cannot move {what}: it is not there")
+
+
+def move_bb(src: list[int], dst: list[int], k: int, n: int) -> None:
+    if src[k] < n:
+        raise _short(f"{n} of kind #{k} from a bag holding {src[k]}")
+    src[k] -= n
+    dst[k] += n
+
+
+def move_bp(src: list[int], dst: list[int], k: int, n: int) -> None:
+    if src[k] < n:
+        raise _short(f"{n} of kind #{k} from a bag holding {src[k]}")
+    src[k] -= n
+    dst.extend([k] * n)
+
+
+def _take_from_pile(src: list[int], k: int, n: int) -> None:
+    for _ in range(n):
+        for i in range(len(src) - 1, -1, -1):
+            if src[i] == k:
+                del src[i]
+                break
+        else:
+            raise _short(f"kind #{k} from a pile without it")
+
+
+def move_pb(src: list[int], dst: list[int], k: int, n: int) -> None:
+    _take_from_pile(src, k, n)
+    dst[k] += n
+
+
+def move_pp(src: list[int], dst: list[int], k: int, n: int) -> None:
+    _take_from_pile(src, k, n)
+    dst.extend([k] * n)
+
+
+def top_pb(src: list[int], dst: list[int], n: int) -> None:
+    if len(src) < n:
+        raise _short(f"the top {n} of a pile of {len(src)}")
+    for _ in range(n):
+        dst[src.pop()] += 1
+
+
+def top_pp(src: list[int], dst: list[int], n: int) -> None:
+    if len(src) < n:
+        raise _short(f"the top {n} of a pile of {len(src)}")
+    for _ in range(n):
+        dst.append(src.pop())
+
+
+def top_bb(src: list[int], dst: list[int], n: int) -> None:  # pragma: no cover - loader forbids
+    raise ModelError("move_top needs a pile")
+
+
+top_bp = top_bb
+
+
+def all_bb(src: list[int], dst: list[int], keep: int) -> None:
+    for k, c in enumerate(src):
+        if c:
+            dst[k] += c
+            src[k] = 0
+
+
+def all_bp(src: list[int], dst: list[int], keep: int) -> None:
+    for k, c in enumerate(src):
+        if c:
+            dst.extend([k] * c)
+            src[k] = 0
+
+
+def all_pb(src: list[int], dst: list[int], keep: int) -> None:
+    cut = max(len(src) - keep, 0)
+    for k in src[:cut]:
+        dst[k] += 1
+    del src[:cut]
+
+
+def all_pp(src: list[int], dst: list[int], keep: int) -> None:
+    cut = max(len(src) - keep, 0)
+    dst.extend(src[:cut])
+    del src[:cut]
+
+
+def gather(Z: list[list[int]], wanted: Iterable[int], into: int, bags: Sequence[int],
+           piles: Sequence[int]) -> None:
+    """Move every item of the wanted kinds, from every zone of their class, into zone `into`."""
+    wanted = tuple(wanted)
+    wanted_set = set(wanted)
+    found = dict.fromkeys(wanted, 0)
+    for b in bags:
+        if b == into:
+            continue
+        zone = Z[b]
+        for k in wanted:
+            c = zone[k]
+            if c:
+                found[k] += c
+                zone[k] = 0
+    for p in piles:
+        if p == into:
+            continue
+        zone = Z[p]
+        if zone:
+            keep = []
+            for k in zone:
+                if k in wanted_set:
+                    found[k] += 1
+                else:
+                    keep.append(k)
+            zone[:] = keep
+    target = Z[into]
+    if into in piles:
+        for k, c in found.items():
+            target.extend([k] * c)
+    else:
+        for k, c in found.items():
+            target[k] += c
+
+
+def deal(src: list[int], Z: list[list[int]], base: int, players: int, n: int, to_pile: bool
+         ) -> None:
+    """n items to each player, one at a time, seat 0 first, from the top of `src`."""
+    if len(src) < n * players:
+        raise _short(f"{n} each to {players} players from a pile of {len(src)}")
+    for _ in range(n):
+        for p in range(players):
+            k = src.pop()
+            if to_pile:
+                Z[base + p].append(k)
+            else:
+                Z[base + p][k] += 1
+
+
+def pay(src: list[int], dst: list[int], amount: int, value: Sequence[int],
+        denoms: Sequence[int]) -> int:
+    """Move tokens worth `amount` from bag `src` to bag `dst`, largest value first.
+
+    Returns the shortfall: what could not be paid because `src` ran out.
+    """
+    left = amount
+    for k in denoms:
+        v = value[k]
+        if v <= 0 or left < v:
+            continue
+        n = min(left // v, src[k])
+        if n:
+            src[k] -= n
+            dst[k] += n
+            left -= n * v
+    return left
+
+
+def exchange(zone: list[int], bank: list[int], value: Sequence[int], denoms: Sequence[int]
+             ) -> None:
+    """Swap small tokens in `zone` for larger ones of the same total from `bank`."""
+    for big in denoms:
+        bv = value[big]
+        if bv <= 0:
+            continue
+        for small in reversed(denoms):
+            sv = value[small]
+            if sv <= 0 or sv >= bv or bv % sv:
+                continue
+            need = bv // sv
+            while zone[small] >= need and bank[big] > 0:
+                zone[small] -= need
+                bank[small] += need
+                bank[big] -= 1
+                zone[big] += 1
