@@ -73,7 +73,7 @@ class Emitter:
         """Python source for an expression (constant parts folded first)."""
         return self._ex(fold(e))
 
-    def _ex(self, e: ir.Expr) -> str:  # noqa: C901
+    def _ex(self, e: ir.Expr) -> str:
         hoisted = self.hoisted.get(e)
         if hoisted is not None:
             return hoisted
@@ -140,7 +140,7 @@ class Emitter:
             return str(base + index.value)
         return f"{base} + {self._ex(index)}" if base else self._ex(index)
 
-    def call(self, e: ir.Call) -> str:  # noqa: C901
+    def call(self, e: ir.Call) -> str:
         fn, args = e.fn, e.args
         a = [self._ex(x) for x in args]
         if fn in ("count", "empty", "kinds", "top", "lowest", "highest", "worth"):
@@ -276,7 +276,7 @@ class Emitter:
         if not any_:
             self.emit("pass", depth)
 
-    def stmt(self, s: ir.Stmt, depth: int) -> None:  # noqa: C901
+    def stmt(self, s: ir.Stmt, depth: int) -> None:
         where = f"  # {s.where.line}:{s.where.column}" if s.where.line else ""
         match s:
             case ir.Assign(target=t, op=op, value=v):
@@ -380,7 +380,7 @@ class Emitter:
                     out |= self.effect_names(b)
         return out
 
-    def module(self) -> str:  # noqa: C901
+    def module(self) -> str:
         g, L = self.g, self.layout
         e = self.emit
         e(f'"""Generated from {g.file} for {g.players} players by rulespec; do not edit.', 0)
@@ -551,5 +551,5 @@ def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
         raise SpecError(None, f"internal error compiling {g.file}: {exc}") from exc
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {"__name__": f"rulespec_generated_{g.id}"}
-    exec(code, namespace)  # noqa: S102 - our own emitted code, built from validated IR
+    exec(code, namespace)
     return namespace, source, filename

@@ -39,7 +39,7 @@ class SpecError(RulespecError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
-class IllegalAction(RulespecError):  # noqa: N818 - the public API name the issues ask for
+class IllegalAction(RulespecError):
     """An action that is not legal in the state it was applied to; the state is unchanged."""
 
     exit_code = 1

@@ -183,7 +183,7 @@ class ExprParser:
         return target
 
     # ------------------------------------------------------------ conversion
-    def convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:  # noqa: C901
+    def convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:
         match node:
             case ast.Constant(value=bool() as v):
                 return ir.Const(v, BOOL)
@@ -355,7 +355,7 @@ class ExprParser:
         return node
 
     # ------------------------------------------------------------------ calls
-    def _call(self, node: ast.Call, env: dict) -> ir.Expr:  # noqa: C901
+    def _call(self, node: ast.Call, env: dict) -> ir.Expr:
         if not isinstance(node.func, ast.Name):
             raise self._err(node, "only plain function names can be called, e.g. count(hand[p])")
         fn = node.func.id
@@ -401,7 +401,7 @@ class ExprParser:
         args = [self.convert(a, env) for a in node.args]
         return self._plain_call(node, fn, args)
 
-    def _plain_call(self, node: ast.Call, fn: str, args: list[ir.Expr]) -> ir.Expr:  # noqa: C901
+    def _plain_call(self, node: ast.Call, fn: str, args: list[ir.Expr]) -> ir.Expr:
         n = len(args)
 
         def arity(*allowed: int) -> None:
@@ -492,7 +492,7 @@ class ExprParser:
         out = {"list": list_of(body.type), "distinct": list_of(body.type), "any": BOOL,
                "all": BOOL, "sum": INT, "count": INT}.get(fn, body.type)
         if default is not None:
-            body_, default = self._unify(body, default, elt)
+            _, default = self._unify(body, default, elt)
         return ir.Comp(fn, body, tuple(out_gens), out, default)
 
     def _expand(self, node: ast.AST, d: Def, args: list[ir.Expr], env: dict) -> ir.Expr:

@@ -15,7 +15,7 @@ _CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: 
 _BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
 
-def fold(e: ir.Expr) -> ir.Expr:  # noqa: C901
+def fold(e: ir.Expr) -> ir.Expr:
     """The same expression with constant parts computed."""
     match e:
         case ir.BoolOp(op=op, values=vs):
@@ -66,7 +66,7 @@ def fold(e: ir.Expr) -> ir.Expr:  # noqa: C901
     return e
 
 
-def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:  # noqa: C901
+def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:
     """`e` with the local `name` replaced by `value` (comprehension unrolling uses it)."""
     match e:
         case ir.Local(name=n) if n == name:

@@ -488,7 +488,7 @@ def _default(t: Type, enums: dict[str, tuple[str, ...]]) -> Any:
     return {"int": 0, "bool": False, "list": ()}[t.name]
 
 
-def const_eval(e: ir.Expr, players: int, fail) -> Any:  # noqa: C901
+def const_eval(e: ir.Expr, players: int, fail) -> Any:
     """Evaluate an expression that may only use constants and player_count (params, copies)."""
     match e:
         case ir.Const(value=v):

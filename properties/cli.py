@@ -1,0 +1,276 @@
+"""The `rulespec` command line: play, legal, check, bench, replay, show-code.
+
+Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
+situation file or bad arguments. A user's mistake is one clear line on stderr, never a
+Python traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+import yaml
+
+import model
+from model import RulespecError
+from model.source import read_yaml
+
+from . import trace as tr
+from .check import Row, all_specs, check_spec
+
+
+def _variants(items: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            raise click.BadParameter(f"{item!r}: write a variant as AMBIGUITY=VARIANT",
+                                     param_hint="--variant")
+        out[key] = value
+    return out
+
+
+variant_option = click.option(
+    "--variant", "variants", multiple=True, metavar="AMBIGUITY=VARIANT",
+    help="Choose a reading of an ambiguity (repeatable); see the spec's ambiguities.")
+players_option = click.option("--players", "-p", type=int, required=True,
+                              help="Number of players.")
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except RulespecError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="rulespec")
+def main() -> None:
+    """rulespec: card-game rules as checkable specifications.
+
+    A game is a YAML file in spec/ (or any path); GAME below is a game id such as
+    lama, or a path to a spec file.
+    """
+
+
+@main.command()
+@click.argument("game")
+@players_option
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deal and choices.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable trace.")
+@click.option("--max-actions", type=int, default=10_000, show_default=True)
+@variant_option
+def play(game: str, players: int, seed: int, as_json: bool, max_actions: int,
+         variants: tuple[str, ...]) -> None:
+    """Play one random game and print its trace (uniform choice among legal actions)."""
+    import random
+
+    g = model.load(game, players=players, variants=_variants(variants))
+    rng = random.Random(seed)
+    state = g.initial_state(seed)
+    steps: list[dict] = []
+    if not as_json:
+        click.echo(f"{g.ir.title}, {players} players, seed {seed}")
+        click.echo(tr.describe(g, state))
+    while not state.is_terminal and len(steps) < max_actions:
+        actions = state.legal_actions()
+        if not actions:
+            click.echo(f"player {state.active_player} has no legal action", err=True)
+            sys.exit(1)
+        action = actions[rng.randrange(len(actions))]
+        nxt = state.apply(action)
+        steps.append({"step": len(steps) + 1, "round": state.round,
+                      "player": state.active_player, "action": str(action)})
+        if not as_json:
+            click.echo(f"{len(steps):4d}. r{state.round} p{state.active_player}: {action}")
+            if nxt.round != state.round or nxt.is_terminal:
+                click.echo(f"      round {state.round} ends; scores {list(nxt.scores)}")
+        state = nxt
+    if as_json:
+        click.echo(json.dumps({"game": g.id, "players": players, "seed": seed,
+                               "variants": g.ir.chosen, "actions": steps,
+                               "scores": list(state.scores), "winners": list(state.winners),
+                               "final": state.to_dict()}, indent=1))
+    else:
+        click.echo(f"final scores {list(state.scores)}; winners {list(state.winners)}")
+
+
+@main.command()
+@click.argument("game")
+@players_option
+@click.option("--state", "state_file", type=click.Path(path_type=Path), required=True,
+              help="A situation file (YAML or JSON); see docs/api.md for the format.")
+@variant_option
+def legal(game: str, players: int, state_file: Path, variants: tuple[str, ...]) -> None:
+    """List the legal actions in a written-down situation, and what each would do."""
+    g = model.load(game, players=players, variants=_variants(variants))
+    doc = read_yaml(state_file)
+    state = g.state_from_dict(doc.data, str(state_file))
+    click.echo(tr.describe(g, state))
+    actions = state.legal_actions()
+    if not actions:
+        click.echo("no legal actions" + (" (the game is over)" if state.is_terminal else ""))
+        return
+    before = state.to_dict()
+    for a in actions:
+        after = state.apply(a).to_dict()
+        click.echo(f"- {a}: {_difference(before, after)}")
+
+
+def _difference(before: dict, after: dict) -> str:
+    changes = []
+    for section in ("zones", "vars"):
+        for key, old in before[section].items():
+            new = after[section][key]
+            if old != new:
+                if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) \
+                        and all(isinstance(x, dict | bool | int | str) for x in old):
+                    for i, (o, n) in enumerate(zip(old, new, strict=True)):
+                        if o != n:
+                            changes.append(f"{key}[{i}] {o} -> {n}")
+                else:
+                    changes.append(f"{key} {_short(old)} -> {_short(new)}")
+    for key in ("active", "round", "terminal"):
+        if before[key] != after[key]:
+            changes.append(f"{key} {before[key]} -> {after[key]}")
+    return "; ".join(changes) or "no change"
+
+
+def _short(value: object) -> str:
+    if isinstance(value, list) and len(value) > 6:
+        return f"[{len(value)} items, top {value[-1]}]"
+    return str(value)
+
+
+@main.command()
+@click.argument("specs", nargs=-1)
+@click.option("--games", type=int, default=200, show_default=True,
+              help="Random games per player count.")
+@click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
+@click.option("--players", "-p", "player_counts", type=int, multiple=True,
+              help="Only these player counts (repeatable); default: every supported count.")
+@click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
+              show_default=True, help="Where to write a replay file for each failure.")
+@variant_option
+def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
+          replays: Path, variants: tuple[str, ...]) -> None:
+    """Check every property of the given specs (default: every spec in spec/).
+
+    Exit 0 when all hold (or fail as the spec expects), 1 when a property fails, 2 for
+    a bad spec or bad arguments.
+    """
+    paths = list(specs) or [str(p) for p in all_specs()]
+    rows: list[Row] = []
+    t0 = time.perf_counter()
+    for spec in paths:
+        spec_rows, fired = check_spec(spec, games=games, seed=seed,
+                                      players=player_counts or None,
+                                      variants=_variants(variants),
+                                      progress=lambda m: click.echo(m, err=True))
+        rows.extend(spec_rows)
+        g = model.load_ir(spec, players=max(r.players for r in spec_rows) or 2,
+                          variants=_variants(variants))
+        unused = [a.name for a in g.actions if fired[a.name] == 0]
+        if unused:
+            rows.append(Row(g.id, 0, "coverage", "FAILS",
+                            f"actions never taken: {', '.join(unused)}"))
+    _print_table(rows)
+    failed = [r for r in rows if not r.ok]
+    for r in failed:
+        if r.finding is not None:
+            f = r.finding
+            path = replays / f"{r.game}-{r.players}p-{r.property}-seed{f.seed}.yaml"
+            tr.write_replay(path, spec=r.game, players=f.players, seed=f.seed,
+                            variants=f.variants, actions=f.actions, note=f.message)
+            click.echo(f"replay: {path} (rulespec replay {path})", err=True)
+    click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "
+               f"in {time.perf_counter() - t0:.1f} s")
+    sys.exit(1 if failed else 0)
+
+
+def _print_table(rows: list[Row]) -> None:
+    header = ("game", "players", "property", "result", "time", "detail")
+    table = [(r.game, str(r.players or "all"), r.property, r.status, f"{r.seconds:.2f}s",
+              r.detail) for r in rows]
+    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header[:-1])]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
+    click.echo(fmt.format(*header))
+    click.echo(fmt.format(*("-" * w for w in widths), "-" * 6))
+    for t in table:
+        click.echo(fmt.format(*t))
+
+
+@main.command()
+@click.argument("game")
+@players_option
+@click.option("--seconds", type=float, default=3.0, show_default=True,
+              help="How long to run each measurement.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@variant_option
+def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[str, ...]) -> None:
+    """Random-playout throughput: actions/s and games/s (uniform random legal choice)."""
+    from .bench import run_bench
+
+    for line in run_bench(game, players, seconds, seed, _variants(variants)):
+        click.echo(line)
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the actions, not the states.")
+def replay(file: Path, quiet: bool) -> None:
+    """Replay a trace file (as `rulespec check` writes for a failure) step by step."""
+    data = tr.read_replay(file)
+    g = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
+    state = g.initial_state(data["seed"])
+    click.echo(f"{g.ir.title}, {g.players} players, seed {data['seed']}, variants "
+               f"{g.ir.chosen}")
+    if data.get("note"):
+        click.echo(f"recorded failure: {data['note']}")
+    if not quiet:
+        click.echo(tr.describe(g, state))
+    for i, text in enumerate(data["actions"], 1):
+        action = g.parse_action(str(text))
+        decl = g.ir.actions[action.index]
+        try:
+            state = state.apply(action)
+        except model.ModelError as exc:
+            click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
+            click.echo(f"      the rules fail here: {exc}")
+            sys.exit(1)
+        click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
+        if not quiet:
+            click.echo(tr.describe(g, state))
+    click.echo(f"scores {list(state.scores)}; winners {list(state.winners)}")
+
+
+@main.command("show-code")
+@click.argument("game")
+@players_option
+@variant_option
+def show_code(game: str, players: int, variants: tuple[str, ...]) -> None:
+    """Print the Python the concrete back end generates for a game."""
+    g = model.load(game, players=players, variants=_variants(variants))
+    click.echo(g.source)
+
+
+@main.command()
+@click.argument("game")
+@players_option
+@click.option("--seed", type=int, default=0, show_default=True)
+@variant_option
+def deal(game: str, players: int, seed: int, variants: tuple[str, ...]) -> None:
+    """Print the situation after the deal as a situation file (a start for `legal`)."""
+    g = model.load(game, players=players, variants=_variants(variants))
+    click.echo(yaml.safe_dump(g.initial_state(seed).to_dict(), sort_keys=False))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
