@@ -110,7 +110,7 @@ class Emitter:
             case ir.Unary(op="-", operand=x):
                 return f"(-{self._ex(x)})"
             case ir.Bin(op="+", left=a, right=b) if e.type.name == "list":
-                return f"(list({self._ex(a)}) + list({self._ex(b)}))"
+                return f"[*{self._ex(a)}, *{self._ex(b)}]"
             case ir.Bin(op=op, left=a, right=b):
                 return f"({self._ex(a)} {op} {self._ex(b)})"
             case ir.Cmp(op=op, left=a, right=b) if op in ("in", "notin"):
@@ -153,7 +153,8 @@ class Emitter:
             if fn == "empty":
                 return f"(not any({a[0]}))" if bag else f"(not {a[0]})"
             if fn == "kinds":
-                return f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
+                return (f"[_k for _z in ({a[0]},) for _k in {z.holds.upper()} if _z[_k]]" if bag
+                        else f"r.pile_kinds({a[0]})")
             if fn == "top":
                 return f"r.top({a[0]})"
             table = f"KA_{e.attr}"
@@ -175,6 +176,9 @@ class Emitter:
             return f"tuple(dict.fromkeys({a[0]}))"
         if fn == "range":
             return f"tuple(range({a[0]}, {a[1]}))"
+        if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
+            d = args[0]  # the order of distinct values does not matter to their sum
+            return self.comp(ir.Comp("list", d.elt, d.gens, d.type)).replace("[", "sum({", 1)[:-1] + "})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
         raise AssertionError(fn)
@@ -442,6 +446,9 @@ class Emitter:
                 self.copy_on_write = True
             self.stmts(a.effects, 1)
             self.copy_on_write = False
+            e("", 0)
+            e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
+            self.stmts(a.effects, 1)
         e("", 0)
         e("def legal(Z, V, make):", 0)
         e("out = []", 1)
@@ -491,10 +498,7 @@ class Emitter:
                  else bound[0] if bound else None)
         hoist: list[ir.Expr] = []
         if guard is not None and a.params:
-            for n in ir.walk(guard):
-                if (isinstance(n, ir.Call | ir.Comp) and n not in hoist
-                        and not ir.uses_locals(n, names) and not _inside_hoisted(n, hoist)):
-                    hoist.append(n)
+            _collect_hoistable(guard, hoist)
         if hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
@@ -513,16 +517,32 @@ class Emitter:
             dom = fold(dom)
             if (isinstance(dom, ir.Call) and dom.fn == "kinds"
                     and self.zone_decl(dom.args[0]).order == "bag"):
-                self.emit(f"for l_{p}, _c in enumerate({self._ex(dom.args[0])}):", depth)
-                self.emit("if not _c: continue", depth + 1)
+                holds = self.zone_decl(dom.args[0]).holds
+                self.emit(f"_b = {self._ex(dom.args[0])}", depth)
+                self.emit(f"for l_{p} in {holds.upper()}:", depth)
+                self.emit(f"if not _b[l_{p}]: continue", depth + 1)
             else:
                 self.emit(f"for l_{p} in {self._ex(dom)}:", depth)
             depth += 1
         if guard is not None:
             self.emit(f"if {self._ex(guard)}:", depth)
             depth += 1
-        args = "".join(f"l_{p}, " for p, _ in a.params)
-        self.emit(f"out.append(make({i}, ({args})))", depth)
+        if self.action_table_type(a) is not None:
+            self.emit(f"out.append(A{i}" + (f"[l_{a.params[0][0]}])" if a.params else ")"), depth)
+        else:
+            args = "".join(f"l_{p}, " for p, _ in a.params)
+            self.emit(f"out.append(make({i}, ({args})))", depth)
+
+    def action_table_type(self, a: ir.ActionDecl) -> str | None:
+        """Actions with no parameter, or one kind/player/index parameter, are made once
+        (a table `A<i>` filled in by the Game) instead of looked up on every call."""
+        if not a.params:
+            return "none"
+        if len(a.params) == 1:
+            t = a.params[0][1].type.of
+            if t is not None and t.name in ("kind", "player", "index"):
+                return t.name if t.name != "index" else f"index:{t.ref}"
+        return None
 
     def _conditions(self, name: str, conds: tuple[ir.Condition, ...]) -> None:
         e = self.emit
@@ -536,8 +556,17 @@ class Emitter:
         e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
 
 
-def _inside_hoisted(n: ir.Expr, hoisted: list[ir.Expr]) -> bool:
-    return any(n is not h and any(x is n for x in ir.walk(h)) for h in hoisted)
+def _collect_hoistable(e: ir.Expr, out: list[ir.Expr]) -> None:
+    """The largest sub-expressions that read no local name (worth computing once)."""
+    if isinstance(e, ir.Const | ir.Local | ir.Builtin) or (
+            isinstance(e, ir.Var) and (e.index is None or isinstance(e.index, ir.Const))):
+        return
+    if not ir.free_locals(e):
+        if e not in out:
+            out.append(e)
+        return
+    for c in ir.children(e):
+        _collect_hoistable(c, out)
 
 
 def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:

@@ -11,7 +11,7 @@ seat, lists as written).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +62,23 @@ class Game:
         self._legal = ns["legal"]
         self._checks = [ns[f"check_{i}"] for i in range(len(game_ir.actions))]
         self._effects = [ns[f"effect_{i}"] for i in range(len(game_ir.actions))]
+        self._effects_in_place = [ns[f"effect_in_place_{i}"]
+                                  for i in range(len(game_ir.actions))]
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
         self._scoring, self._round_start = ns["scoring"], ns["round_start"]
         self._action_cache: dict[tuple[int, tuple], Action] = {}
         self._templates = [_template(a) for a in game_ir.actions]
         self.invariants: tuple[tuple[str, Any], ...] = ns["INVARIANTS"]
+        sizes = {"none": 1, "kind": len(self.kind_names), "player": self.players}
+        sizes.update({f"index:{ix.name}": ix.size for ix in game_ir.indices})
+        emitter = codegen.Emitter(game_ir)
+        for i, a in enumerate(game_ir.actions):
+            table = emitter.action_table_type(a)
+            if table == "none":
+                ns[f"A{i}"] = self.action(i, ())
+            elif table is not None:
+                ns[f"A{i}"] = tuple(self.action(i, (v,)) for v in range(sizes[table]))
+        self._blank = self._blank_zones()
 
     @property
     def id(self) -> str:
@@ -121,14 +133,7 @@ class Game:
     def initial_state(self, seed: int = 0, chance: Chance | None = None) -> State:
         """The state after set-up and the first round's deal."""
         L = self.layout
-        Z: list[list[int]] = [[] if z.order == "pile" else [0] * len(self.kind_names)
-                              for z in self.ir.zones for _ in range(L.zone_count[z.name])]
-        for k, kind in enumerate(self.ir.kinds):
-            zi = L.zone_base[kind.start]
-            if self.ir.zones[self._zone_pos(kind.start)].order == "pile":
-                Z[zi].extend([k] * kind.copies)
-            else:
-                Z[zi][k] += kind.copies
+        Z = [z[:] for z in self._blank]
         V: list[Any] = [0] * L.n_vars
         V[1] = 1
         ch = chance or SeededChance(seed, -1)
@@ -137,8 +142,54 @@ class Game:
         self._round_start(Z, V, ch)
         return State(self, tuple(Z), tuple(V), False, seed, 0)
 
-    def _zone_pos(self, name: str) -> int:
-        return next(i for i, z in enumerate(self.ir.zones) if z.name == name)
+    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000
+                       ) -> tuple[int, State]:
+        """Play one game in place, without building a State per action; for benchmarks.
+
+        `pick(n)` chooses an index among n legal actions. Runs the same generated code
+        as `State.apply` (minus its copies and legality re-check); returns the number of
+        actions taken and the final state.
+        """
+        start = self.initial_state(seed)
+        Z, V = [z[:] for z in start.z], list(start.v)
+        ch = SeededChance(seed, 0)
+        legal, effects = self._legal, self._effects_in_place
+        round_end, game_end = self._round_end, self._game_end
+        scoring, round_start = self._scoring, self._round_start
+        make = self.action
+        n = 0
+        terminal = False
+        while n < max_actions:
+            actions = legal(Z, V, make)
+            if not actions:
+                break
+            a = actions[pick(len(actions))]
+            actor = V[0]
+            effects[a.index](Z, V, ch, *a.args)
+            V[2] = actor
+            n += 1
+            if round_end(Z, V):
+                scoring(Z, V, ch)
+                if game_end(Z, V):
+                    terminal = True
+                    break
+                V[1] += 1
+                round_start(Z, V, ch)
+        return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
+
+    def _blank_zones(self) -> list[list[int]]:
+        """Every item in its class's start zone, before set-up."""
+        L = self.layout
+        Z: list[list[int]] = [[] if z.order == "pile" else [0] * len(self.kind_names)
+                              for z in self.ir.zones for _ in range(L.zone_count[z.name])]
+        order = {z.name: z.order for z in self.ir.zones}
+        for k, kind in enumerate(self.ir.kinds):
+            zi = L.zone_base[kind.start]
+            if order[kind.start] == "pile":
+                Z[zi].extend([k] * kind.copies)
+            else:
+                Z[zi][k] += kind.copies
+        return Z
 
     def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>") -> State:
         from .situation import state_from_dict

@@ -356,3 +356,25 @@ def walk(e: Expr):
 
 def uses_locals(e: Expr, names: set[str] | frozenset[str]) -> bool:
     return any(isinstance(n, Local) and n.name in names for n in walk(e))
+
+
+def free_locals(e: Expr) -> set[str]:
+    """Names of locals an expression reads but does not bind itself."""
+    if isinstance(e, Local):
+        return {e.name}
+    if isinstance(e, Comp):
+        out: set[str] = set()
+        bound: set[str] = set()
+        for g in e.gens:
+            out |= free_locals(g.iter) - bound
+            bound.add(g.var)
+            for c in g.conds:
+                out |= free_locals(c) - bound
+        out |= free_locals(e.elt) - bound
+        if e.default is not None:
+            out |= free_locals(e.default)
+        return out
+    out = set()
+    for c in children(e):
+        out |= free_locals(c)
+    return out

@@ -9,6 +9,7 @@ card from an empty pile.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import add
 from typing import Any
 
 from .errors import ModelError
@@ -168,39 +169,47 @@ def all_pp(src: list[int], dst: list[int], keep: int) -> None:
     del src[:cut]
 
 
-def gather(Z: list[list[int]], wanted: Iterable[int], into: int, bags: Sequence[int],
+def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[int],
            piles: Sequence[int]) -> None:
     """Move every item of the wanted kinds, from every zone of their class, into zone `into`."""
-    wanted = tuple(wanted)
+    lo, hi = (wanted[0], wanted[-1] + 1) if wanted else (0, 0)
+    if list(wanted) == list(range(lo, hi)):
+        found = [0] * (hi - lo)
+        zeros = [0] * (hi - lo)
+        for b in bags:
+            zone = Z[b]
+            if b != into and any(zone[lo:hi]):
+                found = list(map(add, found, zone[lo:hi]))
+                zone[lo:hi] = zeros
+        counts = dict(zip(range(lo, hi), found, strict=True))
+    else:
+        counts = dict.fromkeys(wanted, 0)
+        for b in bags:
+            zone = Z[b]
+            if b != into:
+                for k in wanted:
+                    if zone[k]:
+                        counts[k] += zone[k]
+                        zone[k] = 0
     wanted_set = set(wanted)
-    found = dict.fromkeys(wanted, 0)
-    for b in bags:
-        if b == into:
-            continue
-        zone = Z[b]
-        for k in wanted:
-            c = zone[k]
-            if c:
-                found[k] += c
-                zone[k] = 0
     for p in piles:
-        if p == into:
-            continue
         zone = Z[p]
-        if zone:
-            keep = []
-            for k in zone:
-                if k in wanted_set:
-                    found[k] += 1
-                else:
-                    keep.append(k)
-            zone[:] = keep
+        if p == into or not zone:
+            continue
+        keep = []
+        for k in zone:
+            if k in wanted_set:
+                counts[k] += 1
+            else:
+                keep.append(k)
+        zone[:] = keep
     target = Z[into]
     if into in piles:
-        for k, c in found.items():
-            target.extend([k] * c)
+        for k, c in counts.items():
+            if c:
+                target.extend([k] * c)
     else:
-        for k, c in found.items():
+        for k, c in counts.items():
             target[k] += c
 
 

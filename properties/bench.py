@@ -30,3 +30,24 @@ def run_bench(spec: str, players: int, seconds: float, seed: int,
     yield (f"State API (immutable states, legality checked): {actions / elapsed:,.0f} actions/s, "
            f"{games / elapsed:,.1f} games/s, {actions / games:.1f} actions per game "
            f"({games} games in {elapsed:.1f} s)")
+    rate, grate, n = in_place_rate(game, seconds, seed)
+    yield (f"in-place playout (same generated code, no State objects): {rate:,.0f} actions/s, "
+           f"{grate:,.1f} games/s ({n} games)")
+
+
+def in_place_rate(game: model.Game, seconds: float, seed: int) -> tuple[float, float, int]:
+    """Actions/s and games/s of `Game.random_playout` (the generated code, run in place)."""
+    rnd = random.Random(seed).random
+
+    def pick(n: int) -> int:
+        return int(rnd() * n)
+
+    actions = games = 0
+    t0 = time.perf_counter()
+    while True:
+        n, _ = game.random_playout(seed + games, pick)
+        actions += n
+        games += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return actions / elapsed, games / elapsed, games
