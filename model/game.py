@@ -110,8 +110,8 @@ class Game:
                 continue
             decl = self.ir.actions[i]
             try:
-                args = tuple(self._parse_value(dom.type.of, m.group(n))
-                             for n, (_, dom) in zip(names, decl.params, strict=True))
+                by_name = dict(zip(names, m.groups(), strict=True))
+                args = tuple(self._parse_value(dom.type.of, by_name[p]) for p, dom in decl.params)
             except ValueError:
                 continue
             return self.action(i, args)

@@ -42,9 +42,26 @@ def resolve_spec_path(spec: str | Path) -> Path:
 def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | None = None
             ) -> ir.GameIR:
     path = resolve_spec_path(spec)
-    doc = read_yaml(path)
-    schema.validate(doc)
-    return _Loader(doc, players, dict(variants or {})).build()
+    return _Loader(_read_valid(path), players, dict(variants or {})).build()
+
+
+_DOCS: dict[tuple[str, int, int], Located] = {}
+
+
+def _read_valid(path: Path) -> Located:
+    """Read and schema-check a spec once per process (per file version)."""
+    try:
+        st = path.stat()
+        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None
+    doc = _DOCS.get(key) if key else None
+    if doc is None:
+        doc = read_yaml(path)
+        schema.validate(doc)
+        if key:
+            _DOCS[key] = doc
+    return doc
 
 
 def _cites(value: Any) -> tuple[str, ...]:
@@ -279,6 +296,15 @@ class _Loader:
                     raise self.err((*path, "copies"), "copies cannot be negative")
                 self.scope.kind_index[k["name"]] = len(kinds)
                 kinds.append(ir.Kind(k["name"], cls, copies, values, k.get("start", c["start"])))
+            if "total" in c:
+                total = c["total"]
+                if isinstance(total, str):
+                    parsed = self.parser((cls, "total")).expression(total, None, INT)
+                    total = const_eval(parsed, self.players, lambda m: self.err((cls, "total"), m))
+                have = sum(k.copies for k in kinds if k.item_class == cls)
+                if have != total:
+                    raise self.err((cls, "total"), f"the {cls} add up to {have} with "
+                                                   f"{self.players} players, but total says {total}")
         self.scope.builtins["cards"] = list_of(KIND)
         self.scope.builtins["tokens"] = list_of(KIND)
         return tuple(kinds)

@@ -31,7 +31,7 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("holds", "expected failure")
+        return self.status in ("holds", "expected failure", "warning")
 
 
 def expectation_for(g: ir.GameIR, prop: str) -> ir.Expectation | None:

@@ -168,6 +168,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     """
     paths = list(specs) or [str(p) for p in all_specs()]
     rows: list[Row] = []
+    spec_of: dict[str, str] = {}
     t0 = time.perf_counter()
     for spec in paths:
         spec_rows, fired = check_spec(spec, games=games, seed=seed,
@@ -175,19 +176,20 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
                                       variants=_variants(variants),
                                       progress=lambda m: click.echo(m, err=True))
         rows.extend(spec_rows)
+        spec_of[spec_rows[0].game] = spec
         g = model.load_ir(spec, players=max(r.players for r in spec_rows) or 2,
                           variants=_variants(variants))
         unused = [a.name for a in g.actions if fired[a.name] == 0]
         if unused:
-            rows.append(Row(g.id, 0, "coverage", "FAILS",
-                            f"actions never taken: {', '.join(unused)}"))
+            rows.append(Row(g.id, 0, "coverage", "warning",
+                            f"actions never taken (run more --games): {', '.join(unused)}"))
     _print_table(rows)
     failed = [r for r in rows if not r.ok]
     for r in failed:
         if r.finding is not None:
             f = r.finding
             path = replays / f"{r.game}-{r.players}p-{r.property}-seed{f.seed}.yaml"
-            tr.write_replay(path, spec=r.game, players=f.players, seed=f.seed,
+            tr.write_replay(path, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
                             variants=f.variants, actions=f.actions, note=f.message)
             click.echo(f"replay: {path} (rulespec replay {path})", err=True)
     click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "

@@ -1,0 +1,86 @@
+"""The command line as a user runs it: outputs, exit codes, replay of a written trace."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from properties.cli import main
+
+SITUATIONS = Path(__file__).parent / "situations" / "lama"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_play_prints_a_readable_trace() -> None:
+    code, out, _ = run("play", "lama", "--players", "4", "--seed", "7")
+    assert code == 0
+    assert re.search(r"^\s+1\. r1 p0: (play \S+|draw|quit)$", out, re.M)
+    assert "final scores" in out
+
+
+def test_play_json_is_replayable() -> None:
+    code, out, _ = run("play", "lama", "-p", "3", "--seed", "5", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["final"]["terminal"] is True
+    assert max(data["scores"]) >= 40
+    import model
+    g = model.load("lama", players=3)
+    state = g.initial_state(5)
+    for step in data["actions"]:
+        state = state.apply(g.parse_action(step["action"]))
+    assert list(state.scores) == data["scores"]
+
+
+def test_legal_lists_actions_and_effects() -> None:
+    code, out, _ = run("legal", "lama", "-p", "3", "--state", str(SITUATIONS / "llama_on_six.yaml"))
+    assert code == 2  # a scenario file is not a bare situation: the top-level keys are wrong
+    situation = yaml.safe_load((SITUATIONS / "llama_on_six.yaml").read_text())["situation"]
+    path = Path("situation-test.yaml")
+    with CliRunner().isolated_filesystem():
+        path.write_text(yaml.safe_dump(situation))
+        code, out, _ = run("legal", "lama", "-p", "3", "--state", str(path))
+    assert code == 0
+    lines = [ln for ln in out.splitlines() if ln.startswith("- ")]
+    assert [ln.split(":")[0] for ln in lines] == ["- play 6", "- play llama", "- draw", "- quit"]
+    assert "discard" in lines[1] and "active 0 -> 1" in lines[1]
+
+
+def test_check_prints_the_table_and_exits_0() -> None:
+    code, out, _ = run("check", "lama", "--games", "20", "-p", "3")
+    assert code == 0, out
+    for prop in ("conservation", "legal_move", "round_ends", "invariants"):
+        assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop
+    assert re.search(r"\d+ passed, 0 failed", out)
+
+
+def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
+    text = (Path(__file__).parent.parent / "spec" / "lama.yaml").read_text()
+    # Quitting forgets to take the player out of the round: rounds need not end.
+    broken = text.replace("      - quit[active] = True\n", "", 1)
+    assert broken != text
+    spec = tmp_path / "noquit.yaml"
+    spec.write_text(broken.replace("game: lama", "game: noquit"))
+    replays = tmp_path / "replays"
+    code, out, err = run("check", str(spec), "--games", "10", "-p", "2",
+                         "--replays", str(replays))
+    assert code == 1
+    assert re.search(r"^noquit\s+2\s+round_ends\s+FAILS", out, re.M), out
+    files = list(replays.glob("*round_ends*.yaml"))
+    assert files
+    code, out, _ = run("replay", str(files[0]), "--quiet")
+    assert code == 0 and "recorded failure: the round measure" in out
+
+
+def test_bench_reports_rates() -> None:
+    code, out, _ = run("bench", "lama", "-p", "2", "--seconds", "0.3")
+    assert code == 0
+    assert re.search(r"[\d,]+ actions/s, [\d,.]+ games/s", out)
