@@ -300,7 +300,8 @@ class _Loader:
                 total = c["total"]
                 if isinstance(total, str):
                     parsed = self.parser((cls, "total")).expression(total, None, INT)
-                    total = const_eval(parsed, self.players, lambda m: self.err((cls, "total"), m))
+                    total = const_eval(parsed, self.players,
+                                       lambda m, c=cls: self.err((c, "total"), m))
                 have = sum(k.copies for k in kinds if k.item_class == cls)
                 if have != total:
                     raise self.err((cls, "total"), f"the {cls} add up to {have} with "

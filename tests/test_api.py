@@ -86,7 +86,6 @@ def test_to_dict_round_trips_through_state_from_dict() -> None:
 
 
 def test_legal_actions_come_in_declaration_order() -> None:
-    game = model.load("lama", players=2)
     for state in random_states(2, 3):
         actions = state.legal_actions()
         keys = [(a.index, a.args) for a in actions]
@@ -123,7 +122,6 @@ def test_situation_must_place_every_card_once() -> None:
 
 
 def test_scores_and_winners() -> None:
-    game = model.load("lama", players=3)
     final = None
     for state in random_states(3, 2, limit=100_000):
         final = state

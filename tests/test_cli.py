@@ -70,7 +70,7 @@ def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     spec = tmp_path / "noquit.yaml"
     spec.write_text(broken.replace("game: lama", "game: noquit"))
     replays = tmp_path / "replays"
-    code, out, err = run("check", str(spec), "--games", "10", "-p", "2",
+    code, out, _ = run("check", str(spec), "--games", "10", "-p", "2",
                          "--replays", str(replays))
     assert code == 1
     assert re.search(r"^noquit\s+2\s+round_ends\s+FAILS", out, re.M), out
