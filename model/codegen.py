@@ -64,6 +64,8 @@ class Emitter:
         self._tmp = 0
         self.hoisted: dict[ir.Expr, str] = {}
         self.copy_on_write = False
+        self.depth0 = 0  # extra indentation of the legal-move code (inside `playout`)
+        self.playout_mode = False
 
     # ------------------------------------------------------------ expressions
     def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
@@ -178,10 +180,31 @@ class Emitter:
             return f"tuple(range({a[0]}, {a[1]}))"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
-            return self.comp(ir.Comp("list", d.elt, d.gens, d.type)).replace("[", "sum({", 1)[:-1] + "})"
+            return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
         raise AssertionError(fn)
+
+    @staticmethod
+    def first_loop(v: ir.Expr) -> bool:
+        return (isinstance(v, ir.Comp) and v.fn == "first" and len(v.gens) == 1
+                and v.default is not None)
+
+    def bag_union(self, it: ir.Expr) -> tuple[str, list[ir.Expr]] | None:
+        """`kinds(a) + kinds(b)` over bags of one class, where order and repeats do not matter."""
+        parts: list[ir.Expr] = []
+        stack = [fold(it)]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, ir.Bin) and x.op == "+":
+                stack += [x.right, x.left]
+            elif (isinstance(x, ir.Call) and x.fn == "kinds"
+                  and self.zone_decl(x.args[0]).order == "bag"):
+                parts.append(x.args[0])
+            else:
+                return None
+        holds = {self.zone_decl(z).holds for z in parts}
+        return (holds.pop(), parts) if len(holds) == 1 else None
 
     def constant_items(self, it: ir.Expr) -> list[ir.Expr] | None:
         """The elements of a list known when the game is compiled (players, an index set)."""
@@ -239,12 +262,21 @@ class Emitter:
             return "(" + " and ".join(terms) + ")" if terms else "True"
         return f"{e.fn}({', '.join(terms)})" if len(terms) > 1 else terms[0]
 
-    def comp(self, e: ir.Comp) -> str:
+    def comp(self, e: ir.Comp, order_free: bool = False) -> str:
         unrolled = self.unrolled(e)
         if unrolled is not None:
             return unrolled
+        order_free = order_free or e.fn in ("any", "all", "min", "max")
         loops = []
         for g in e.gens:
+            bags = self.bag_union(g.iter) if order_free else None
+            if bags is not None:
+                holds, zones = bags
+                test = " or ".join(f"_u{j}[l_{g.var}]" for j in range(len(zones)))
+                binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
+                loops.append(f"{binds}for l_{g.var} in {holds.upper()} if {test}")
+                loops.extend(f"if {self._ex(c)}" for c in g.conds)
+                continue
             loops.append(f"for l_{g.var} in {self._ex(g.iter)}")
             loops.extend(f"if {self._ex(c)}" for c in g.conds)
         body = " ".join(loops)
@@ -283,12 +315,27 @@ class Emitter:
     def stmt(self, s: ir.Stmt, depth: int) -> None:
         where = f"  # {s.where.line}:{s.where.column}" if s.where.line else ""
         match s:
+            case ir.Assign(target=t, op=op, value=v) if self.first_loop(fold(v)):
+                # `x = first(q for q in L if c, d)` as a loop: no generator object.
+                c = fold(v)
+                g = c.gens[0]
+                self.emit(f"for l_{g.var} in {self.ex(g.iter)}:{where}", depth)
+                cond = " and ".join(self.ex(x) for x in g.conds) or "True"
+                self.emit(f"if {cond}:", depth + 1)
+                self.emit(f"_f = {self.ex(c.elt)}", depth + 2)
+                self.emit("break", depth + 2)
+                self.emit("else:", depth)
+                self.emit(f"_f = {self.ex(c.default)}", depth + 1)
+                self.emit(f"{self.ex(t)} {op} _f", depth)
             case ir.Assign(target=t, op=op, value=v):
                 self.emit(f"{self.ex(t)} {op} {self.ex(v)}{where}", depth)
             case ir.Do():
                 for z in self.mutated(s):
                     self.emit(f"{z} = {z}[:]", depth)
-                self.emit(self.effect(s) + where, depth)
+                first, *rest = self.effect(s).split("\n")
+                self.emit(first + where, depth)
+                for line in rest:
+                    self.emit(line, depth)
             case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
                 self.stmts(a if fold(t).value else b, depth)
             case ir.If(test=t, then=a, orelse=b):
@@ -324,9 +371,17 @@ class Emitter:
             sig = self.zone_decl(src).order[0] + self.zone_decl(dst).order[0]
             if fn == "move":
                 n = a[3] if len(a) > 3 else "1"
+                if n == "1" and sig in ("bb", "bp"):  # the common case, written out
+                    put = f"{a[2]}[_k] += 1" if sig == "bb" else f"{a[2]}.append(_k)"
+                    return (f"_k = {a[0]}; _s = {a[1]}\n"
+                            f"if _s[_k] < 1: r.missing(_k)\n"
+                            f"_s[_k] -= 1; {put}")
                 return f"r.move_{sig}({a[1]}, {a[2]}, {a[0]}, {n})"
             if fn == "move_top":
                 n = a[2] if len(a) > 2 else "1"
+                if n == "1" and sig in ("pb", "pp"):
+                    put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
+                    return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
             keep = self.ex(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
@@ -343,12 +398,12 @@ class Emitter:
             return (f"r.deal({a[0]}, Z, {self.layout.zone_base[family]}, P, {a[2]}, "
                     f"{order == 'pile'})")
         if fn == "pay":
-            call = f"r.pay({a[1]}, {a[2]}, {a[0]}, KA_value, DENOMS)"
+            call = f"_pay({a[1]}, {a[2]}, {a[0]})"
             if s.result is not None:
                 return f"{self.ex(s.result)} {s.result_op} {call}"
             return call
         if fn == "exchange":
-            return f"r.exchange({a[0]}, {a[1]}, KA_value, DENOMS)"
+            return f"_exchange({a[0]}, {a[1]})"
         raise AssertionError(fn)
 
     def mutated(self, s: ir.Do) -> list[str]:
@@ -364,6 +419,44 @@ class Emitter:
             base = self.layout.zone_base[s.args[1].value]
             return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
         return list(dict.fromkeys(self.ex(x) for x in s.args if isinstance(x, ir.Zone)))
+
+    def token_functions(self) -> None:
+        """`_pay` and `_exchange` written out for this game's token values.
+
+        The same arithmetic as `runtime.pay` / `runtime.exchange`, one block per
+        denomination instead of a loop over them (these run for every player at the end
+        of every round).
+        """
+        g, e = self.g, self.emit
+        value = {i: k.attrs.get("value", 0) for i, k in enumerate(g.kinds)
+                 if k.item_class == "tokens"}
+        denoms = sorted((k for k, v in value.items() if v > 0), key=lambda k: (-value[k], k))
+        e("", 0)
+        e("def _pay(src, dst, left):", 0)
+        for k in denoms:
+            v = value[k]
+            e(f"n = left // {v}" if v != 1 else "n = left", 1)
+            e(f"if n > src[{k}]: n = src[{k}]", 1)
+            e("if n:", 1)
+            e(f"src[{k}] -= n; dst[{k}] += n; left -= n" + (f" * {v}" if v != 1 else ""), 2)
+        e("return left", 1)
+        e("", 0)
+        e("def _exchange(zone, bank):", 0)
+        body = False
+        for big in denoms:
+            for small in reversed(denoms):
+                bv, sv = value[big], value[small]
+                if sv >= bv or bv % sv:
+                    continue
+                need = bv // sv
+                body = True
+                e(f"n = zone[{small}] // {need}", 1)
+                e(f"if n > bank[{big}]: n = bank[{big}]", 1)
+                e("if n:", 1)
+                e(f"zone[{small}] -= n * {need}; bank[{small}] += n * {need}; "
+                  f"bank[{big}] -= n; zone[{big}] += n", 2)
+        if not body:
+            e("pass", 1)
 
     def _zone_index(self, z: ir.Expr) -> str:
         assert isinstance(z, ir.Zone)
@@ -404,6 +497,7 @@ class Emitter:
         if "value" not in g.kind_attrs:
             e(f"KA_value = {(0,) * len(g.kinds)!r}", 0)
         e("DENOMS = tuple(sorted(TOKENS, key=lambda k: -KA_value[k]))", 0)
+        self.token_functions()
         for ix in g.indices:
             e(f"IX_{ix.name} = {tuple(range(ix.size))!r}", 0)
             for attr, values in ix.attrs.items():
@@ -455,6 +549,7 @@ class Emitter:
         for i, a in enumerate(g.actions):
             self.legal_action(i, a)
         e("return out", 1)
+        self.playout()
         self._conditions("round_end", g.round_end)
         self._conditions("game_end", g.game_end)
         e("", 0)
@@ -476,6 +571,41 @@ class Emitter:
         e(")", 0)
         return "\n".join(self.lines) + "\n"
 
+    def playout(self) -> None:
+        """`playout(Z, V, ch, pick, limit)`: a whole game played in place, for benchmarks.
+
+        The legal-move code and every action's effects written into one loop; `pick(n)`
+        chooses among the n legal actions. The same statements as `legal` and
+        `effect_in_place_<i>`, without a function call or Action object per step.
+        """
+        e, g = self.emit, self.g
+        e("", 0)
+        e("def playout(Z, V, ch, pick, limit):", 0)
+        e("n = 0", 1)
+        e("while n < limit:", 1)
+        e("out = []", 2)
+        self.depth0, self.playout_mode = 1, True
+        for i, a in enumerate(g.actions):
+            self.legal_action(i, a)
+        self.depth0, self.playout_mode = 0, False
+        e("if not out: return n, False", 2)
+        e("a = out[pick(len(out))]", 2)
+        e("i = a[0]", 2)
+        e("actor = V[0]", 2)
+        for i, a in enumerate(g.actions):
+            e(f"{'if' if i == 0 else 'elif'} i == {i}:", 2)
+            for j, (p, _) in enumerate(a.params):
+                e(f"l_{p} = a[{j + 1}]", 3)
+            self.stmts(a.effects, 3)
+        e("V[2] = actor", 2)
+        e("n += 1", 2)
+        e("if round_end(Z, V):", 2)
+        e("scoring(Z, V, ch)", 3)
+        e("if game_end(Z, V): return n, True", 3)
+        e("V[1] += 1", 3)
+        e("round_start(Z, V, ch)", 3)
+        e("return n, False", 1)
+
     def legal_action(self, i: int, a: ir.ActionDecl) -> None:
         """Emit the legal-move loop of one action.
 
@@ -489,7 +619,7 @@ class Emitter:
         parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
         free = [c for c in parts if not ir.uses_locals(c, names)]
         bound = [c for c in parts if ir.uses_locals(c, names)]
-        depth = 1
+        depth = 1 + self.depth0
         if free:
             self.emit(f"if {self.ex(ir.BoolOp('and', tuple(free), when.type))}:"
                       if len(free) > 1 else f"if {self.ex(free[0])}:", depth)
@@ -527,7 +657,9 @@ class Emitter:
         if guard is not None:
             self.emit(f"if {self._ex(guard)}:", depth)
             depth += 1
-        if self.action_table_type(a) is not None:
+        if self.playout_mode:
+            self.emit(f"out.append(({i}, {''.join(f'l_{p}, ' for p, _ in a.params)}))", depth)
+        elif self.action_table_type(a) is not None:
             self.emit(f"out.append(A{i}" + (f"[l_{a.params[0][0]}])" if a.params else ")"), depth)
         else:
             args = "".join(f"l_{p}, " for p, _ in a.params)

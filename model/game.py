@@ -146,35 +146,13 @@ class Game:
                        ) -> tuple[int, State]:
         """Play one game in place, without building a State per action; for benchmarks.
 
-        `pick(n)` chooses an index among n legal actions. Runs the same generated code
-        as `State.apply` (minus its copies and legality re-check); returns the number of
-        actions taken and the final state.
+        `pick(n)` chooses an index among n legal actions. Runs the generated `playout`
+        loop (the same statements as `legal` and the effects, written into one
+        function); returns the number of actions taken and the final state.
         """
         start = self.initial_state(seed)
         Z, V = [z[:] for z in start.z], list(start.v)
-        ch = SeededChance(seed, 0)
-        legal, effects = self._legal, self._effects_in_place
-        round_end, game_end = self._round_end, self._game_end
-        scoring, round_start = self._scoring, self._round_start
-        make = self.action
-        n = 0
-        terminal = False
-        while n < max_actions:
-            actions = legal(Z, V, make)
-            if not actions:
-                break
-            a = actions[pick(len(actions))]
-            actor = V[0]
-            effects[a.index](Z, V, ch, *a.args)
-            V[2] = actor
-            n += 1
-            if round_end(Z, V):
-                scoring(Z, V, ch)
-                if game_end(Z, V):
-                    terminal = True
-                    break
-                V[1] += 1
-                round_start(Z, V, ch)
+        n, terminal = self.ns["playout"](Z, V, SeededChance(seed, 0), pick, max_actions)
         return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
 
     def _blank_zones(self) -> list[list[int]]:

@@ -87,6 +87,14 @@ def _short(what: str) -> ModelError:
     return ModelError(f"cannot move {what}: it is not there")
 
 
+def missing(k: int) -> None:
+    raise _short(f"kind #{k} from a bag without it")
+
+
+def missing_top() -> None:
+    raise _short("the top of an empty pile")
+
+
 def move_bb(src: list[int], dst: list[int], k: int, n: int) -> None:
     if src[k] < n:
         raise _short(f"{n} of kind #{k} from a bag holding {src[k]}")
@@ -216,15 +224,20 @@ def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[
 def deal(src: list[int], Z: list[list[int]], base: int, players: int, n: int, to_pile: bool
          ) -> None:
     """n items to each player, one at a time, seat 0 first, from the top of `src`."""
-    if len(src) < n * players:
+    total = n * players
+    if len(src) < total:
         raise _short(f"{n} each to {players} players from a pile of {len(src)}")
-    for _ in range(n):
-        for p in range(players):
-            k = src.pop()
-            if to_pile:
-                Z[base + p].append(k)
-            else:
-                Z[base + p][k] += 1
+    if not total:
+        return
+    dealt = src[: -total - 1: -1]  # the top `total` items, top first
+    del src[-total:]
+    for p in range(players):
+        zone = Z[base + p]
+        if to_pile:
+            zone.extend(dealt[p::players])
+        else:
+            for k in dealt[p::players]:
+                zone[k] += 1
 
 
 def pay(src: list[int], dst: list[int], amount: int, value: Sequence[int],
