@@ -42,9 +42,33 @@ def resolve_spec_path(spec: str | Path) -> Path:
 def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | None = None
             ) -> ir.GameIR:
     path = resolve_spec_path(spec)
-    doc = read_yaml(path)
-    schema.validate(doc)
-    return _Loader(doc, players, dict(variants or {})).build()
+    return _Loader(_read_spec(path), players, dict(variants or {})).build()
+
+
+_PARSED: dict[tuple[str, str], Located] = {}
+
+
+def _read_spec(path: Path) -> Located:
+    """The spec file, parsed and checked against the schema once per text.
+
+    Checking a spec compiles it for every player count and variant; parsing the YAML
+    is the slow part, and the same text always gives the same (read-only) result.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        text = None
+    if text is None:
+        doc = read_yaml(path)  # reports why the file cannot be read
+        schema.validate(doc)
+        return doc
+    key = (str(path), text)
+    doc = _PARSED.get(key)
+    if doc is None:
+        doc = read_yaml(path, text)
+        schema.validate(doc)
+        _PARSED[key] = doc
+    return doc
 
 
 def _cites(value: Any) -> tuple[str, ...]:
