@@ -42,25 +42,32 @@ def resolve_spec_path(spec: str | Path) -> Path:
 def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | None = None
             ) -> ir.GameIR:
     path = resolve_spec_path(spec)
-    return _Loader(_read_valid(path), players, dict(variants or {})).build()
+    return _Loader(_read_spec(path), players, dict(variants or {})).build()
 
 
-_DOCS: dict[tuple[str, int, int], Located] = {}
+_PARSED: dict[tuple[str, str], Located] = {}
 
 
-def _read_valid(path: Path) -> Located:
-    """Read and schema-check a spec once per process (per file version)."""
+def _read_spec(path: Path) -> Located:
+    """The spec file, parsed and checked against the schema once per text.
+
+    Checking a spec compiles it for every player count and variant; parsing the YAML
+    is the slow part, and the same text always gives the same (read-only) result.
+    """
     try:
-        st = path.stat()
-        key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+        text = path.read_text(encoding="utf-8")
     except OSError:
-        key = None
-    doc = _DOCS.get(key) if key else None
-    if doc is None:
-        doc = read_yaml(path)
+        text = None
+    if text is None:
+        doc = read_yaml(path)  # reports why the file cannot be read
         schema.validate(doc)
-        if key:
-            _DOCS[key] = doc
+        return doc
+    key = (str(path), text)
+    doc = _PARSED.get(key)
+    if doc is None:
+        doc = read_yaml(path, text)
+        schema.validate(doc)
+        _PARSED[key] = doc
     return doc
 
 
