@@ -278,7 +278,7 @@ class Ambiguity:
 @attrs.frozen
 class Expectation:
     property: str
-    result: str  # "fail" or "hold"
+    result: str  # "fail" (strict) or "may_fail" (found by some runs only)
     reason: str
     players: tuple[int, ...]
     variants: dict[str, str] = attrs.field(hash=False)
