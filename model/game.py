@@ -97,9 +97,9 @@ class Game:
             if not m:
                 continue
             decl = self.ir.actions[i]
+            said = dict(zip(names, m.groups(), strict=True))
             try:
-                args = tuple(self._parse_value(dom.type.of, m.group(n))
-                             for n, (_, dom) in zip(names, decl.params, strict=True))
+                args = tuple(self._parse_value(dom.type.of, said[p]) for p, dom in decl.params)
             except ValueError:
                 continue
             return self.action(i, args)
