@@ -109,9 +109,9 @@ class Game:
             if not m:
                 continue
             decl = self.ir.actions[i]
+            said = dict(zip(names, m.groups(), strict=True))
             try:
-                by_name = dict(zip(names, m.groups(), strict=True))
-                args = tuple(self._parse_value(dom.type.of, by_name[p]) for p, dom in decl.params)
+                args = tuple(self._parse_value(dom.type.of, said[p]) for p, dom in decl.params)
             except ValueError:
                 continue
             return self.action(i, args)

@@ -267,7 +267,7 @@ class Variant:
 @attrs.frozen
 class Ambiguity:
     id: str
-    kind: str  # ambiguity / gap / conflict / assumption
+    kind: str  # ambiguity / gap / conflict / assumption / option
     question: str
     cite: tuple[str, ...]
     variants: tuple[Variant, ...]
