@@ -8,6 +8,7 @@ parses every expression and effect against the declared names. Every mistake is 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
@@ -71,6 +72,13 @@ def _read_spec(path: Path) -> Located:
     return doc
 
 
+@functools.cache
+def _rulebook_length(source: str) -> int:
+    """Lines in a rulebook, or 0 when the rulebooks are not at hand (citations unchecked)."""
+    book = RULEBOOKS / f"{source}.txt"
+    return len(book.read_text(encoding="utf-8").splitlines()) if book.exists() else 0
+
+
 def _cites(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -108,9 +116,8 @@ class _Loader:
             if m.group(1) not in sources:
                 raise self.err(at, f"{m.group(1)} is not one of this spec's sources: "
                                    + ", ".join(sorted(sources)))
-            book = RULEBOOKS / f"{m.group(1)}.txt"
-            if book.exists():
-                n = len(book.read_text(encoding="utf-8").splitlines())
+            n = _rulebook_length(m.group(1))
+            if n:
                 last = int(m.group(3) or m.group(2))
                 if not 1 <= int(m.group(2)) <= last <= n:
                     raise self.err(at, f"{c}: {m.group(1)} has lines 1 to {n}")
