@@ -1,7 +1,7 @@
 """rulespec's reference model: load a YAML game spec and play it.
 
     >>> import model
-    >>> game = model.load("lama", players=3)
+    >>> game = model.load("spec/mygame.yaml", players=3)   # or a game id of spec/
     >>> state = game.initial_state(seed=7)
     >>> action = state.legal_actions()[0]
     >>> state = state.apply(action)

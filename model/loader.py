@@ -112,7 +112,7 @@ class _Loader:
             m = _CITE.match(c)
             at = (*path, i) if not isinstance(value, str) else path
             if not m:
-                raise self.err(at, f"a citation looks like lama.en#L17, found {c!r}")
+                raise self.err(at, f"a citation looks like <source>#L<line> (rules.en#L17), found {c!r}")
             if m.group(1) not in sources:
                 raise self.err(at, f"{m.group(1)} is not one of this spec's sources: "
                                    + ", ".join(sorted(sources)))

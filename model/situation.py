@@ -9,7 +9,7 @@
       stock: rest         # "rest": every card (or token) not placed elsewhere
       discard: ["6"]      # a pile, bottom first (the last is the top)
       hand:               # one entry per seat for a per-player zone
-        - {llama: 1, "3": 2}   # a bag: kind -> count
+        - {joker: 1, "3": 2}   # a bag: kind -> count
         - {}
         - {"1": 1}
       pool: rest

@@ -56,7 +56,7 @@ def main() -> None:
     """rulespec: card-game rules as checkable specifications.
 
     A game is a YAML file in spec/ (or any path); GAME below is a game id such as
-    lama, or a path to a spec file.
+    a spec file name in spec/ without .yaml, or a path to a spec file.
     """
 
 
