@@ -40,14 +40,13 @@ def test_play_json_is_replayable() -> None:
     assert list(state.scores) == data["scores"]
 
 
-def test_legal_lists_actions_and_effects() -> None:
+def test_legal_lists_actions_and_effects(tmp_path: Path) -> None:
     code, out, _ = run("legal", "lama", "-p", "3", "--state", str(SITUATIONS / "llama_on_six.yaml"))
     assert code == 2  # a scenario file is not a bare situation: the top-level keys are wrong
     situation = yaml.safe_load((SITUATIONS / "llama_on_six.yaml").read_text())["situation"]
-    path = Path("situation-test.yaml")
-    with CliRunner().isolated_filesystem():
-        path.write_text(yaml.safe_dump(situation))
-        code, out, _ = run("legal", "lama", "-p", "3", "--state", str(path))
+    path = tmp_path / "situation.yaml"
+    path.write_text(yaml.safe_dump(situation))
+    code, out, _ = run("legal", "lama", "-p", "3", "--state", str(path))
     assert code == 0
     lines = [ln for ln in out.splitlines() if ln.startswith("- ")]
     assert [ln.split(":")[0] for ln in lines] == ["- play 6", "- play llama", "- draw", "- quit"]
