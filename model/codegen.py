@@ -629,10 +629,17 @@ class Emitter:
         hoist: list[ir.Expr] = []
         if guard is not None and a.params:
             _collect_hoistable(guard, hoist)
+            # Calls shared by several hoisted parts (top(discard), say) are computed once,
+            # first; the parts after them use their names.
+            shared = [n for n in _calls_in(hoist) if sum(
+                1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
+            hoist = shared + hoist
         if hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
-                self.emit(f"_h{j} = {self.ex(h)}", depth + 1)
+                self.emit(f"_h{j} = {self._ex(fold(h))}", depth + 1)
+                self.hoisted[h] = f"_h{j}"
+            self.hoisted = {}
             self.emit("except r.ModelError:", depth)
             self._legal_loops(i, a, guard, depth + 1)
             self.emit("else:", depth)
@@ -686,6 +693,16 @@ class Emitter:
         e("", 0)
         e(f"def {name}(Z, V):", 0)
         e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
+
+
+def _calls_in(exprs: list[ir.Expr]) -> list[ir.Expr]:
+    """The distinct function calls inside some expressions, innermost first."""
+    out: list[ir.Expr] = []
+    for e in exprs:
+        for n in reversed(list(ir.walk(e))):
+            if isinstance(n, ir.Call) and n not in out and not ir.free_locals(n):
+                out.append(n)
+    return out
 
 
 def _collect_hoistable(e: ir.Expr, out: list[ir.Expr]) -> None:
