@@ -261,7 +261,7 @@ class Condition:
 class Variant:
     name: str
     sets: dict[str, Any] = attrs.field(hash=False)
-    rationale: str
+    reading: str
 
 
 @attrs.frozen
@@ -273,6 +273,7 @@ class Ambiguity:
     variants: tuple[Variant, ...]
     default: str
     rationale: str
+    example: str | None = None  # a situation file (relative to the spec) where readings differ
 
 
 @attrs.frozen

@@ -203,7 +203,7 @@ class _Loader:
                              for n, v in a["variants"].items())
             cite = self.check_cites((*path, "cite"), a.get("cite"))
             out.append(ir.Ambiguity(a["id"], a["kind"], a["question"], cite, variants,
-                                    a["default"], a["rationale"]))
+                                    a["default"], a["rationale"], a.get("example")))
             self.chosen[a["id"]] = a["default"]
         for key, name in self.requested.items():
             amb = next((a for a in out if a.id == key), None)

@@ -253,6 +253,32 @@ def replay(file: Path, quiet: bool) -> None:
     click.echo(f"scores {list(state.scores)}; winners {list(state.winners)}")
 
 
+@main.command()
+@click.argument("specs", nargs=-1)
+@click.option("--players", "-p", type=int, default=None,
+              help="Player count of the examples (default: 4, or the nearest allowed).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write <game>.md files into this folder instead of printing.")
+@click.option("--games", type=int, default=40, show_default=True,
+              help="Random games searched for a situation where two readings part.")
+def faq(specs: tuple[str, ...], players: int | None, out: Path | None, games: int) -> None:
+    """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
+    example where the readings part (default: every spec in spec/)."""
+    from .faq import faq_markdown
+
+    paths = list(specs) or [str(p) for p in all_specs()]
+    for spec in paths:
+        click.echo(f"faq: {spec}", err=True)
+        text = faq_markdown(spec, players=players, games=games)
+        if out is None:
+            click.echo(text)
+        else:
+            out.mkdir(parents=True, exist_ok=True)
+            target = out / f"{model.resolve_spec_path(spec).stem}.md"
+            target.write_text(text, encoding="utf-8")
+            click.echo(f"wrote {target}", err=True)
+
+
 @main.command("show-code")
 @click.argument("game")
 @players_option

@@ -1,0 +1,243 @@
+"""`rulespec faq`: the clarified-rules FAQ of a spec, with an example for every reading.
+
+For each ambiguity, gap, conflict, assumption and option of a spec: the question, the
+rulebook lines it rests on, every reading, the ruling taken and why, and a concrete
+situation where the readings part. The situation is the spec's `example:` file when
+it names one; otherwise random games under the ruling are searched for the first
+state in which another reading allows different actions, or an action leads to a
+different state. That state is given as a seed and the actions from the deal, so
+`rulespec replay` (or `rulespec legal`) reproduces it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+import model
+from model import Game, ModelError, SpecError, State, ir
+
+KIND_WORDS = {"ambiguity": "Ambiguity (two readings of the text)",
+              "gap": "Gap (the text is silent)",
+              "conflict": "Conflict (the sources disagree)",
+              "assumption": "Assumption (a fact from outside the text)",
+              "option": "Option (a choice the rules offer)"}
+
+
+@attrs.frozen
+class Divergence:
+    """Where a reading parts from the ruling: the path there and what differs."""
+
+    variant: str
+    seed: int | None
+    actions: tuple[str, ...]
+    situation: str | None
+    ruling_legal: tuple[str, ...]
+    variant_legal: tuple[str, ...]
+    detail: str
+    players: int | None = None  # when the example is a situation file with its own count
+
+
+def find_divergence(spec: str, players: int, amb: ir.Ambiguity, variant: str, *,
+                    games: int = 40, max_steps: int = 400) -> Divergence | None:
+    """The first state of random games (under the ruling) where `variant` acts differently."""
+    base = model.load(spec, players=players)
+    try:
+        other = model.load(spec, players=players, variants={amb.id: variant})
+    except SpecError:
+        return None
+    if base.ir.kinds != other.ir.kinds:
+        diffs = [f"{a.name}: {a.copies} -> {b.copies}" for a, b in
+                 zip(base.ir.kinds, other.ir.kinds, strict=True) if a.copies != b.copies]
+        changed = [a.name for a, b in zip(base.ir.kinds, other.ir.kinds, strict=True)
+                   if a.attrs != b.attrs]
+        detail = "; ".join(diffs + ([f"attributes of {', '.join(changed)}"] if changed else []))
+        return Divergence(variant, None, (), None, (), (), f"different components: {detail}")
+    for seed in range(games):
+        rng = random.Random(seed)
+        state = base.initial_state(seed)
+        trace: list[str] = []
+        twin = _twin(other, state)
+        if twin is None:
+            continue
+        if twin.to_dict() != other.initial_state(seed).to_dict():
+            return Divergence(variant, seed, (), None, (), (),
+                              "the deal itself differs (the set-up rules differ)")
+        for _ in range(max_steps):
+            if state.is_terminal:
+                break
+            found = _compare(state, twin, variant, seed, trace)
+            if found is not None:
+                return found
+            actions = state.legal_actions()
+            action = actions[rng.randrange(len(actions))]
+            trace.append(str(action))
+            try:
+                state = state.apply(action)
+            except ModelError:
+                break
+            twin = _twin(other, state)
+            if twin is None:
+                break
+    return None
+
+
+def _twin(other: Game, state: State) -> State | None:
+    """The same situation in the game with the other reading."""
+    try:
+        return other.state_from_dict(state.to_dict())
+    except SpecError:
+        return None
+
+
+def _compare(state: State, twin: State, variant: str, seed: int, trace: list[str]
+             ) -> Divergence | None:
+    mine = tuple(str(a) for a in state.legal_actions())
+    theirs = tuple(str(a) for a in twin.legal_actions())
+    if mine != theirs:
+        return Divergence(variant, seed, tuple(trace), None, mine, theirs,
+                          "different legal actions")
+    base_state = state.game.state_from_dict(state.to_dict())  # same chance as the twin
+    for text in mine:
+        try:
+            a = base_state.apply(base_state.game.parse_action(text)).to_dict()
+            b = twin.apply(twin.game.parse_action(text)).to_dict()
+        except ModelError:
+            continue
+        diff = _state_difference(a, b)
+        if diff:
+            return Divergence(variant, seed, tuple(trace), None, mine, theirs,
+                              f"after {text}: {diff}")
+    return None
+
+
+def _state_difference(a: dict[str, Any], b: dict[str, Any]) -> str:
+    out = []
+    for key in ("active", "round", "terminal"):
+        if a[key] != b[key]:
+            out.append(f"{key} {a[key]} under the ruling, {b[key]} under this reading")
+    for section in ("zones", "vars"):
+        for name, value in a[section].items():
+            if value != b[section][name]:
+                out.append(f"{name} {_short(value)} under the ruling, "
+                           f"{_short(b[section][name])} under this reading")
+    return "; ".join(out[:3])
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list) and len(value) > 8:
+        return f"[{len(value)} items]"
+    return str(value)
+
+
+def example_divergence(spec_path: Path, amb: ir.Ambiguity, variant: str
+                       ) -> Divergence | None:
+    """The spec's own example situation, under the ruling and under `variant`."""
+    assert amb.example is not None
+    path = (spec_path.parent / amb.example).resolve()
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "situation" in data:
+        data = data["situation"]
+    players = data["players"]
+    base = model.load(str(spec_path), players=players)
+    other = model.load(str(spec_path), players=players, variants={amb.id: variant})
+    s1 = base.state_from_dict(data, str(path))
+    s2 = other.state_from_dict(data, str(path))
+    found = _compare(s1, s2, variant, 0, [])
+    if found is None:
+        return None
+    return attrs.evolve(found, seed=None, situation=str(path), players=players)
+
+
+def faq_markdown(spec: str, *, players: int | None = None, games: int = 40) -> str:
+    """The FAQ of one spec as Markdown."""
+    spec_path = model.resolve_spec_path(spec)
+    first = model.load_ir(spec_path, players=_players(spec_path, players))
+    n = first.players
+    lines = [f"# {first.title}: clarified rules", "",
+             f"Generated by `rulespec faq` from `spec/{spec_path.name}` "
+             f"({', '.join(first.sources)}). Every question below is a place where the "
+             "rulebook is ambiguous, silent, in conflict with another source, or needs a "
+             "fact from outside it. Each lists the readings, the ruling the spec takes, and "
+             f"a {n}-player situation where the readings part: a seed and the actions from "
+             "the deal (`rulespec play`'s seeds deal the same cards), or a situation file.",
+             ""]
+    for amb in first.ambiguities:
+        lines += list(_entry(spec_path, amb, n, games))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _players(spec_path: Path, players: int | None) -> int:
+    """The asked-for player count, else 4 (or the nearest the game allows)."""
+    from .check import _any_player_count
+
+    if players is not None:
+        return players
+    g = model.load_ir(spec_path, players=_any_player_count(spec_path))
+    return max(g.min_players, min(4, g.max_players))
+
+
+def _entry(spec_path: Path, amb: ir.Ambiguity, players: int, games: int) -> Iterator[str]:
+    yield f"## {amb.question}"
+    yield ""
+    cites = f"; rulebook lines {', '.join(f'`{c}`' for c in amb.cite)}" if amb.cite else ""
+    yield f"*{KIND_WORDS.get(amb.kind, amb.kind)}; id `{amb.id}`{cites}.*"
+    yield ""
+    for v in amb.variants:
+        mark = " **(ruling)**" if v.name == amb.default else ""
+        yield f"- `{v.name}`{mark}: {v.reading}"
+    yield ""
+    yield f"**Ruling: `{amb.default}`.** {amb.rationale}"
+    yield ""
+    others = [v.name for v in amb.variants if v.name != amb.default]
+    if not others:
+        yield "Only one reading is modelled, so there is nothing to compare."
+        yield ""
+        return
+    for name in others:
+        found = None
+        if amb.example:
+            found = example_divergence(spec_path, amb, name)
+        if found is None:
+            found = find_divergence(str(spec_path), players, amb, name, games=games)
+        yield from _divergence_text(spec_path, amb, name, found, players)
+    yield ""
+
+
+def _divergence_text(spec_path: Path, amb: ir.Ambiguity, name: str,
+                     found: Divergence | None, players: int) -> Iterator[str]:
+    if found is None:
+        yield (f"- `{amb.default}` vs `{name}`: no situation where they part was found in "
+               "random games (the readings may differ only in rare situations).")
+        return
+    if found.seed is None and found.situation is None:
+        yield f"- `{amb.default}` vs `{name}`: {found.detail}."
+        return
+    if found.players is not None:
+        players = found.players
+    if found.situation is not None:
+        where = f"in the situation `{Path(found.situation).name}`"
+    elif not found.actions:
+        where = f"right after the deal of seed {found.seed}"
+    else:
+        where = (f"after the deal of seed {found.seed} and the actions "
+                 f"{' / '.join(found.actions)}")
+    yield f"- `{amb.default}` vs `{name}`, {players} players, {where}:"
+    if found.ruling_legal != found.variant_legal:
+        yield f"  the ruling allows {_actions(found.ruling_legal)}; `{name}` allows " \
+              f"{_actions(found.variant_legal)}."
+    else:
+        yield f"  {found.detail}."
+    if found.situation is None and found.seed is not None and found.actions:
+        yield (f"  Replay: `rulespec play {spec_path.stem} -p {players} --seed {found.seed}` "
+               f"plays this game under the ruling (its first {len(found.actions)} actions "
+               "lead here).")
+
+
+def _actions(actions: tuple[str, ...]) -> str:
+    return ", ".join(f"`{a}`" for a in actions) if actions else "nothing"
