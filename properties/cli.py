@@ -226,29 +226,36 @@ def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[st
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the actions, not the states.")
 def replay(file: Path, quiet: bool) -> None:
-    """Replay a trace file (as `rulespec check` writes for a failure) step by step."""
+    """Replay a trace file step by step, checking every property after every action.
+
+    The file is what `rulespec check` or the property suite (pytest spec/) writes for a
+    failure. Exit 1 when a property fails on the way (the failure is reproduced), 0
+    when every property holds.
+    """
     data = tr.read_replay(file)
-    g = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    state = g.initial_state(data["seed"])
-    click.echo(f"{g.ir.title}, {g.players} players, seed {data['seed']}, variants "
-               f"{g.ir.chosen}")
+    g, state, problems, steps = tr.checked_replay(data)
+    for line in tr.deal_text(g, data, state)[:None if not quiet else 1]:
+        click.echo(line)
     if data.get("note"):
-        click.echo(f"recorded failure: {data['note']}")
-    if not quiet:
-        click.echo(tr.describe(g, state))
-    for i, text in enumerate(data["actions"], 1):
-        action = g.parse_action(str(text))
-        decl = g.ir.actions[action.index]
-        try:
-            state = state.apply(action)
-        except model.ModelError as exc:
-            click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
-            click.echo(f"      the rules fail here: {exc}")
-            sys.exit(1)
-        click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
+        click.echo(f"recorded failure: {data.get('property') or 'a property'}: {data['note']}")
+    failed = [(0, p, m) for p, m in problems]
+    for p, m in problems:
+        click.echo(f"     {p} FAILS after the deal: {m}")
+    for step in steps:
+        click.echo(tr.step_line(step))
+        for line in tr.step_notes(step):
+            click.echo(line)
         if not quiet:
-            click.echo(tr.describe(g, state))
+            click.echo("     " + tr.describe(g, step.state).replace("\n", "\n     "))
+        failed += [(step.number, p, m) for p, m in step.problems]
+        state = step.state
     click.echo(f"scores {list(state.scores)}; winners {list(state.winners)}")
+    if failed:
+        n, p, m = failed[0]
+        click.echo(f"reproduced: {p} fails {'after the deal' if n == 0 else f'at step {n}'}: {m}")
+        sys.exit(1)
+    if data.get("property"):
+        click.echo(f"not reproduced: {data['property']} held at every step")
 
 
 @main.command("show-code")
