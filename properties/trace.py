@@ -241,3 +241,27 @@ def deal_text(game: Game, data: dict[str, Any], state: State) -> list[str]:
            else f"seed {data['seed']}")
     return [f"{game.ir.title}, {game.players} players ({how}); variants: {variants}",
             "the deal:"] + ["  " + line for line in describe(game, state).splitlines()]
+
+
+def failure_text(data: dict[str, Any], replay_path: str | Path | None = None) -> str:
+    """A failure as a person reads it: what failed, the deal, then one action a line.
+
+    The trace is produced by replaying `data` with every property checked, so what it
+    shows is what `rulespec replay` will show.
+    """
+    head = f"{data.get('property') or 'a property'} fails: {data.get('note', '')}"
+    lines = [head]
+    try:
+        game, state, problems, steps = checked_replay(data)
+        lines += deal_text(game, data, state)
+        lines += [f"     {p} FAILS after the deal: {m}" for p, m in problems]
+        lines.append("actions (with the rulebook lines of the clauses that fired):"
+                     if data["actions"] else "no actions: the deal itself fails")
+        for step in steps:
+            lines.append(step_line(step))
+            lines += step_notes(step)
+    except model.RulespecError as exc:
+        lines.append(f"(the trace does not replay: {exc})")
+    if replay_path is not None:
+        lines.append(f"replay it step by step: rulespec replay {replay_path}")
+    return "\n".join(lines)
