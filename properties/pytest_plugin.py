@@ -90,8 +90,19 @@ def pytest_configure(config: pytest.Config) -> None:
         profile, config.getoption("rulespec_examples"), config.getoption("rulespec_steps"),
         Path(replays) if replays else Path(config.rootpath) / "replays")
     # pytest-xdist: keep the items of one configuration (one shared run) on one worker.
+    # The controller schedules by group; each worker must tag its items with their group,
+    # which it does when told so through its workerinput (see pytest_configure_node).
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("rulespec_loadgroup"):
+        config.option.loadgroup = True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist, on the controller: tell each worker whether to group items."""
+    node.workerinput["rulespec_loadgroup"] = node.config.getvalue("dist") == "loadgroup"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -177,7 +188,7 @@ class SpecItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.path.name}::{self.name}"
+        return self.path, None, self.name
 
 
 def _relative(path: Path) -> str:

@@ -89,7 +89,7 @@ PROFILES: dict[str, Profile] = {
                   database=False, shrink_seconds=10,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),
-    "thorough": Profile("thorough", examples=300, steps=200, variants="all",
+    "thorough": Profile("thorough", examples=100, steps=100, variants="all",
                         derandomize=False, database=True, shrink_seconds=60,
                         description="random, with the example database; every combination "
                                     "of variants at every player count"),

@@ -19,6 +19,9 @@ from properties.stateful import CHECKS, Config, run_config
 
 MUTANTS = Path(__file__).parent / "mutants"
 
+#: With pytest-xdist, run these on one worker, so each mutant's run is made once.
+pytestmark = pytest.mark.xdist_group("mutants")
+
 #: mutant file -> the property that must catch it
 CASES = {
     "lama_play_keeps_card": "round_ends",

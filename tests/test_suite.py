@@ -29,6 +29,8 @@ from properties.stateful import (
 ROOT = Path(__file__).parent.parent
 LAMA = ROOT / "spec" / "lama.yaml"
 MUTANTS = Path(__file__).parent / "mutants"
+#: Inner pytest runs: no cache files, no benchmark plugin warnings (when it is installed).
+QUIET = ("-p", "no:cacheprovider", "-p", "no:benchmark")
 
 
 def _variant_pairs(g) -> set[tuple[str, str]]:
@@ -152,7 +154,7 @@ def test_plugin_collects_named_items_and_reports_expected_failures(pytester):
     _spec_copy(pytester.path / "spec" / "broken.yaml", MUTANTS / "lama_round_never_ends.yaml",
                "\nexpect:\n  - {property: round_ends, result: fail,\n"
                "     reason: nobody ends the round once all have quit}\n")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", "--rulespec-examples", "8",
+    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "8",
                                 "--rulespec-steps", "25", "-rxX", "spec",
                                 "-k", "round_ends or conservation")
     out = result.stdout.str()
@@ -165,7 +167,7 @@ def test_plugin_collects_named_items_and_reports_expected_failures(pytester):
 def test_an_expected_failure_that_holds_is_reported(pytester):
     _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA,
                "\nexpect:\n  - {property: conservation, result: fail, reason: a made-up hole}\n")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", "--rulespec-examples", "3",
+    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "3",
                                 "--rulespec-steps", "10", "spec", "-k", "conservation")
     result.assert_outcomes(failed=6)
     assert "XPASS(strict)" in result.stdout.str()
@@ -173,7 +175,7 @@ def test_an_expected_failure_that_holds_is_reported(pytester):
 
 def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
     _spec_copy(pytester.path / "spec" / "dup.yaml", MUTANTS / "lama_draw_duplicates.yaml")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", "--rulespec-examples", "10",
+    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "10",
                                 "--rulespec-steps", "20", "spec/dup.yaml::conservation[players=2]")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
@@ -188,7 +190,7 @@ def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
 def test_a_bad_spec_is_a_collection_error_without_traceback(pytester, bad):
     (pytester.path / "spec").mkdir()
     (pytester.path / "spec" / "bad.yaml").write_text("game: bad\n" + bad, encoding="utf-8")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", "spec")
+    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "spec")
     out = result.stdout.str()
     assert "cannot collect bad.yaml" in out
     assert "Traceback" not in out
