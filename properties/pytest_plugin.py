@@ -94,6 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # which it does when told so through its workerinput (see pytest_configure_node).
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    config.pluginmanager.register(_Reporter(), f"rulespec-reporter-{id(config)}")
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and workerinput.get("rulespec_loadgroup"):
         config.option.loadgroup = True
@@ -204,28 +205,33 @@ def _min_players(path: Path) -> int:
     return _any_player_count(path)
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when != "call":
-        return
-    for name, value in report.user_properties:
-        if name == _COVERAGE_KEY:
-            _CONTROLLER.setdefault(value["spec"], Coverage(value["spec"])).merge(
-                Coverage.from_dict(value))
+class _Reporter:
+    """Per session: merges the coverage the items report and prints it at the end.
 
+    Items attach their run's coverage to their report (`user_properties`), which
+    pytest-xdist sends from the workers to the controller, where this merges them.
+    """
 
-#: Coverage merged from every item's report (on the xdist controller, from all workers).
-_CONTROLLER: dict[str, Coverage] = {}
+    def __init__(self) -> None:
+        self.coverage: dict[str, Coverage] = {}
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == _COVERAGE_KEY:
+                self.coverage.setdefault(value["spec"], Coverage(value["spec"])).merge(
+                    Coverage.from_dict(value))
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    if hasattr(config, "workerinput") or not _CONTROLLER:
-        return
-    st = config.stash[_STATE]
-    terminalreporter.section(f"rulespec coverage ({st.profile} profile)")
-    for spec in sorted(_CONTROLLER):
-        try:
-            for line in report_lines(spec, _CONTROLLER[spec]):
-                terminalreporter.write_line(line)
-        except RulespecError as exc:
-            terminalreporter.write_line(f"{spec}: no coverage report: {exc}")
-    _CONTROLLER.clear()
+    def pytest_terminal_summary(self, terminalreporter, exitstatus: int,
+                                config: pytest.Config) -> None:
+        if hasattr(config, "workerinput") or not self.coverage:
+            return
+        st = config.stash[_STATE]
+        terminalreporter.section(f"rulespec coverage ({st.profile} profile)")
+        for spec in sorted(self.coverage):
+            try:
+                for line in report_lines(spec, self.coverage[spec]):
+                    terminalreporter.write_line(line)
+            except RulespecError as exc:
+                terminalreporter.write_line(f"{spec}: no coverage report: {exc}")

@@ -7,10 +7,11 @@ per-game code:
   reshuffle later on, come from a `random.Random` that Hypothesis controls
   (`st.randoms(use_true_random=False)`), so a failure shrinks to a small deal (a
   shuffle shrinks towards the cards in declaration order);
-- `take_action` chooses among the legal actions: first the action declaration
-  (weighted by preferences Hypothesis draws per example, a form of swarm testing that
-  reaches long rounds and played-out hands), then the instance (which card, which
-  target), so the machine only ever takes legal actions;
+- `take_action` chooses among the legal actions: first the action declaration (by its
+  number, so that a choice means the same in every state and shrinking can delete
+  steps; each example avoids some declarations when it can, a form of swarm testing
+  that reaches long rounds and played-out hands), then the instance (which card,
+  which target), so the machine only ever takes legal actions;
 - `new_game`, enabled only in a terminal state, deals a new game: a finished game is
   handled explicitly, never as Hypothesis's "no progress can be made" error.
 
@@ -86,7 +87,7 @@ class Profile:
 
 PROFILES: dict[str, Profile] = {
     "ci": Profile("ci", examples=25, steps=40, variants="sample", derandomize=True,
-                  database=False, shrink_seconds=10,
+                  database=False, shrink_seconds=20,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),
     "thorough": Profile("thorough", examples=100, steps=100, variants="all",
@@ -96,10 +97,7 @@ PROFILES: dict[str, Profile] = {
 }
 DEFAULT_PROFILE = "ci"
 
-#: How much one example prefers each action declaration (drawn per example; it shrinks
-#: to the first, equal preference). Skewed preferences reach what uniform play rarely
-#: does: long rounds where nobody quits, a hand played out to its last card.
-WEIGHTS = (4, 1, 16)
+
 DATABASE_DIR = Path(".hypothesis") / "rulespec"
 
 
@@ -238,27 +236,28 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
 
         # -------------------------------------------------------- the rules
         @initialize(rng=st.randoms(use_true_random=False),
-                    weights=st.lists(st.sampled_from(WEIGHTS), min_size=n_decls,
-                                     max_size=n_decls))
-        def deal(self, rng, weights) -> None:
-            """Deal a game; `weights` says how much this example prefers each action."""
-            self.weights = weights
+                    rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls))
+        def deal(self, rng, rare) -> None:
+            """Deal a game; `rare` marks the actions this example avoids when it can."""
+            self.rare = rare
             self._deal(rng)
 
         @precondition(lambda self: bool(self.enabled))
         @rule(data=st.data())
         def take_action(self, data) -> None:
-            """Take one of the legal actions: Hypothesis picks the declaration (weighted by
-            this example's preferences), then which instance (which card, which target)."""
-            decls = sorted(self.enabled)
-            weights = [self.weights[i] for i in decls]
-            pick = data.draw(st.integers(0, sum(weights) - 1)) if len(decls) > 1 else 0
-            decl = decls[-1]
-            for d, w in zip(decls, weights, strict=True):
-                if pick < w:
-                    decl = d
-                    break
-                pick -= w
+            """Take one of the legal actions.
+
+            Hypothesis draws an action declaration by its number, which means the same
+            declaration in every state (so a step can be deleted while shrinking without
+            changing what the later steps do); the first legal one from there on, in
+            declaration order and cyclically, is taken, skipping the ones this example
+            avoids unless only those are legal. Then it draws which instance (which
+            card, which target) among the legal ones.
+            """
+            wanted = data.draw(st.integers(0, n_decls - 1)) if n_decls > 1 else 0
+            legal = self.enabled
+            pool = [i for i in legal if not self.rare[i]] or legal
+            decl = min(pool, key=lambda i: (i - wanted) % n_decls)
             choices = [a for a in self.legal if a.index == decl]
             action = choices[data.draw(st.integers(0, len(choices) - 1))] \
                 if len(choices) > 1 else choices[0]
