@@ -29,6 +29,7 @@ examples and steps a run takes; see docs/property-suite.md.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Iterable, Mapping
@@ -443,6 +444,8 @@ def _run_until_done(game: Game, remaining: list[str], s: settings, spec: str | N
     # Hypothesis documents this limit as the one to patch for a different shrink time.
     saved = engine.MAX_SHRINKING_SECONDS
     engine.MAX_SHRINKING_SECONDS = prof.shrink_seconds
+    constants = _no_local_constants()
+    constants.__enter__()
     try:
         while remaining:
             machine = build_machine(game, remaining, spec=spec, recorder=recorder)
@@ -464,7 +467,36 @@ def _run_until_done(game: Game, remaining: list[str], s: settings, spec: str | N
             break
     finally:
         engine.MAX_SHRINKING_SECONDS = saved
+        constants.__exit__(None, None, None)
     return out
+
+
+@contextlib.contextmanager
+def _no_local_constants():
+    """Keep Hypothesis from drawing constants found in the local modules loaded so far.
+
+    Hypothesis (since 6.131) now and then draws a constant it found in the source of the
+    project's own modules that are imported at the time; which those are depends on
+    what else the process ran (pytest imports every test module it collects), so the
+    same derandomized run would draw differently in `pytest spec/` and in the whole
+    suite. With no local constants, a CI run draws the same in every process. This
+    patches two internals; if a Hypothesis version lacks them, nothing is changed.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+
+        saved = (providers._get_local_constants, providers.CONSTANTS_CACHE)
+    except (ImportError, AttributeError):
+        yield
+        return
+    empty = Constants()
+    providers._get_local_constants = lambda: empty
+    providers.CONSTANTS_CACHE = {}
+    try:
+        yield
+    finally:
+        providers._get_local_constants, providers.CONSTANTS_CACHE = saved
 
 
 def run_config(spec: str | Path, config: Config, profile: Profile | str = DEFAULT_PROFILE,
