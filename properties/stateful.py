@@ -279,6 +279,7 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             self.step_shuffles: list[list[list[int]]] = []
             self.seen: dict[int, Action] = {}
             self.state = None
+            self.enabled = frozenset()
             try:
                 if recorder is not None:
                     with recorder:
