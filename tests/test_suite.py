@@ -194,3 +194,19 @@ def test_a_bad_spec_is_a_collection_error_without_traceback(pytester, bad):
     out = result.stdout.str()
     assert "cannot collect bad.yaml" in out
     assert "Traceback" not in out
+
+
+def test_an_expected_failure_is_found_and_the_other_properties_still_run(tmp_path):
+    """A rule hole (drawing from an empty stock) fails rules_defined; the machine then
+    deals anew whenever it runs into the hole and checks everything else."""
+    text = LAMA.read_text(encoding="utf-8")
+    hole = text.replace('''when: "phase == 'play' and not empty(stock) and in_round > 1"''',
+                        '''when: "phase == 'play' and in_round > 1"''')
+    assert hole != text
+    spec = tmp_path / "lama_hole.yaml"
+    spec.write_text(hole, encoding="utf-8")
+    out = run_config(spec, Config(2), "ci", steps=80, expected_failures=["rules_defined"])
+    assert out["rules_defined"].status == "fails"
+    assert "empty" in out["rules_defined"].message or "pile" in out["rules_defined"].message
+    assert {p: o.status for p, o in out.items() if p != "rules_defined"} == \
+        dict.fromkeys([p for p in CHECKS if p != "rules_defined"], "holds")
