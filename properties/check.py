@@ -83,6 +83,8 @@ def check_spec(spec: str | Path, *, games: int, seed: int = 0,
     rows.append(Row(base.id, 0, "spec_valid", "holds",
                     f"{loaded} compilations (player counts x variants)", None,
                     time.perf_counter() - t0))
+    if coverage is not None and profile is None:
+        coverage.traced = False  # seeded playouts count actions but trace no clauses
     if profile is None or variants:
         configs = [Config(n, tuple(sorted((variants or {}).items()))) for n in counts]
     else:
@@ -94,10 +96,12 @@ def check_spec(spec: str | Path, *, games: int, seed: int = 0,
                      f"{cfg.label}")
         first: dict[str, Finding] = {}
         t0 = time.perf_counter()
+        here = Counter()
         for s in range(seed, seed + games):
             findings, used = play_and_check(game, s, Limits())
             for k, v in used.items():
                 fired[k] += v
+                here[k] += v
             for f in findings:
                 first.setdefault(f.property, f)
         outcomes = {}
@@ -107,7 +111,7 @@ def check_spec(spec: str | Path, *, games: int, seed: int = 0,
             outcomes = run_game(game, profile, examples=examples, steps=steps, spec=str(spec),
                                 coverage=coverage, expected_failures=expected)
         if coverage is not None:
-            coverage.actions.update(fired)
+            coverage.actions.update(here)
         elapsed = time.perf_counter() - t0
         label = ",".join(f"{a}={v}" for a, v in cfg.variants)
         for prop in PROPERTIES:

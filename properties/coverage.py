@@ -319,7 +319,8 @@ def report_lines(spec: str | Path, cov: Coverage) -> Iterator[str]:
             f"{len(cov.actions)} actions, {len(cov.statements)} statements exercised")
     yield head
     if not cov.traced:
-        yield "  (clauses not traced: another tracer, such as coverage.py, was active)"
+        yield ("  (clauses not traced: seeded playouts only, or another tracer such as "
+               "coverage.py was active)")
     open_gaps = [g for g in found if g.explained is None]
     if not open_gaps:
         yield "  every action, clause, end condition and variant was exercised" + (
