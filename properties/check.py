@@ -112,6 +112,8 @@ def check_spec(spec: str | Path, *, games: int, seed: int = 0,
                                 coverage=coverage, expected_failures=expected)
         if coverage is not None:
             coverage.actions.update(here)
+            coverage.players.add(cfg.players)
+            coverage.variants |= set(game.ir.chosen.items())
         elapsed = time.perf_counter() - t0
         label = ",".join(f"{a}={v}" for a, v in cfg.variants)
         for prop in PROPERTIES:
