@@ -250,15 +250,16 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
 
             Hypothesis draws an action declaration by its number, which means the same
             declaration in every state (so a step can be deleted while shrinking without
-            changing what the later steps do); the first legal one from there on, in
-            declaration order and cyclically, is taken, skipping the ones this example
-            avoids unless only those are legal. Then it draws which instance (which
-            card, which target) among the legal ones.
+            changing what the later steps do). If it is not legal, the nearest legal one
+            before it is taken (cyclically), so that a smaller number, which the shrinker
+            tries, never stands for a later declaration; the ones this example avoids
+            are skipped unless only those are legal. Then it draws which instance
+            (which card, which target) among the legal ones.
             """
             wanted = data.draw(st.integers(0, n_decls - 1)) if n_decls > 1 else 0
             legal = self.enabled
             pool = [i for i in legal if not self.rare[i]] or legal
-            decl = min(pool, key=lambda i: (i - wanted) % n_decls)
+            decl = min(pool, key=lambda i: (wanted - i) % n_decls)
             choices = [a for a in self.legal if a.index == decl]
             action = choices[data.draw(st.integers(0, len(choices) - 1))] \
                 if len(choices) > 1 else choices[0]

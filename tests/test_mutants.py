@@ -1,9 +1,10 @@
 """The property suite catches deliberately broken specs, with short replayable traces.
 
 Each file in tests/mutants/ is spec/lama.yaml with one bug (its header says which).
-For each, the Hypothesis state machine must find the failure of the property that
-catches it, shrink the trace to at most 10 actions, and `rulespec replay` of the
-replay file it writes must reproduce the failure (exit 1, naming the property).
+For each, at the fewest and the most players, the Hypothesis state machine must find
+the failure of the property that catches it and shrink the trace to at most 10
+actions, and `rulespec replay` of the replay file it writes must reproduce the
+failure (exit 1, naming the property).
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(CASES))
+@pytest.fixture(scope="module", params=[(m, n) for m in sorted(CASES) for n in (2, 6)],
+                ids=lambda p: f"{p[0]}-{p[1]}p")
 def caught(request):
-    name = request.param
+    name, players = request.param
     spec = MUTANTS / f"{name}.yaml"
     prop = CASES[name]
-    outcomes = run_config(spec, Config(players=2), "ci", checks=[prop])
+    outcomes = run_config(spec, Config(players=players), "ci", checks=[prop])
     return name, prop, outcomes[prop]
 
 
