@@ -80,6 +80,8 @@ _STATE = pytest.StashKey[_Session]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rulespec: a property item of a spec (spec/*.yaml)")
+    config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker "
+                                       "(declared here too, for runs without xdist)")
     profile = (config.getoption("rulespec_profile") or os.environ.get("RULESPEC_PROFILE")
                or DEFAULT_PROFILE)
     if profile not in PROFILES:
