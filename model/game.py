@@ -305,6 +305,30 @@ class State:
                 g._round_start(Z, V, ch)
         return _new_state(g, tuple(Z), tuple(V), terminal, self.seed, self.step + 1)
 
+    def round_end_reasons(self, action: Action, chance: Chance | None = None) -> tuple[str, ...]:
+        """The names of the round-end conditions that `action` makes true here.
+
+        Evaluated after the action's effects and before scoring, as `apply` does; empty
+        if the round goes on. Give `chance` the same shuffles `apply` got (a
+        `ScriptedChance` of them) when the action's effects shuffle. Raises
+        IllegalAction, like `apply`, if the action is not legal here.
+        """
+        reason = self.why_illegal(action)
+        if reason is not None:
+            raise IllegalAction(f"{action} is not legal: {reason}")
+        g = self.game
+        Z, V = list(self.z), list(self.v)
+        actor = V[0]
+        g._effects[action.index](Z, V, chance or SeededChance(self.seed, self.step), *action.args)
+        V[2] = actor
+        return tuple(g.ns["round_end_names"](Z, V))
+
+    def game_end_reasons(self) -> tuple[str, ...]:
+        """The names of the game-end conditions that hold in this (terminal) state."""
+        if not self.is_terminal:
+            return ()
+        return tuple(n for n, holds in self.game.ns["GAME_END"] if holds(self.z, self.v))
+
     def to_dict(self) -> dict[str, Any]:
         from .situation import state_to_dict
 

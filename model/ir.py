@@ -283,6 +283,7 @@ class Expectation:
     reason: str
     players: tuple[int, ...]
     variants: dict[str, str] = attrs.field(hash=False)
+    clause: str = ""  # for property "coverage": the action, condition or "line N" meant
 
 
 @attrs.frozen

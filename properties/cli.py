@@ -158,35 +158,62 @@ def _short(value: object) -> str:
               help="Only these player counts (repeatable); default: every supported count.")
 @click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
               show_default=True, help="Where to write a replay file for each failure.")
+@click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
+              show_default=True,
+              help="The property suite's Hypothesis profile (as pytest spec/ runs it); "
+                   "none: seeded playouts only.")
+@click.option("--examples", type=int, default=None, help="Override the profile's examples.")
+@click.option("--steps", type=int, default=None, help="Override the profile's steps.")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
-          replays: Path, variants: tuple[str, ...]) -> None:
+          replays: Path, profile: str, examples: int | None, steps: int | None,
+          variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
-    Exit 0 when all hold (or fail as the spec expects), 1 when a property fails, 2 for
-    a bad spec or bad arguments.
+    Each player count (and, by the profile, each variant) gets seeded random playouts
+    and the Hypothesis state machine of the property suite. Exit 0 when all hold (or
+    fail as the spec expects), 1 when a property fails, 2 for a bad spec or bad
+    arguments.
     """
+    from .coverage import Coverage, gaps, report_lines
+
     paths = list(specs) or [str(p) for p in all_specs()]
     rows: list[Row] = []
     spec_of: dict[str, str] = {}
+    reports: list[str] = []
     t0 = time.perf_counter()
     for spec in paths:
-        spec_rows, fired = check_spec(spec, games=games, seed=seed,
-                                      players=player_counts or None,
-                                      variants=_variants(variants),
-                                      progress=lambda m: click.echo(m, err=True))
+        cov = Coverage(str(spec))
+        spec_rows, _ = check_spec(spec, games=games, seed=seed,
+                                  players=player_counts or None,
+                                  variants=_variants(variants),
+                                  progress=lambda m: click.echo(m, err=True),
+                                  profile=None if profile == "none" else profile,
+                                  examples=examples, steps=steps, coverage=cov)
         rows.extend(spec_rows)
         spec_of[spec_rows[0].game] = spec
-        g = model.load_ir(spec, players=max(r.players for r in spec_rows) or 2,
-                          variants=_variants(variants))
-        unused = [a.name for a in g.actions if fired[a.name] == 0]
-        if unused:
-            rows.append(Row(g.id, 0, "coverage", "warning",
-                            f"actions never taken (run more --games): {', '.join(unused)}"))
+        unexplained = [f"{g.what} {g.name}" for g in gaps(spec, cov) if g.explained is None]
+        # Gaps are reported, not failed: a short run may simply not reach a rule (the
+        # property suite's thorough profile is where coverage is held to account).
+        rows.append(Row(spec_rows[0].game, 0, "coverage", "warning" if unexplained else "holds",
+                        f"never exercised: {', '.join(unexplained)}" if unexplained
+                        else "every action, clause, end condition and variant exercised"))
+        reports.extend(report_lines(spec, cov))
     _print_table(rows)
+    click.echo("coverage:")
+    for line in reports:
+        click.echo("  " + line)
     failed = [r for r in rows if not r.ok]
     for r in failed:
-        if r.finding is not None:
+        if r.replay is not None:
+            d = r.replay
+            tag = f"-{r.variants.replace(',', '-')}" if r.variants else ""
+            path = replays / f"{r.game}-{r.players}p{tag}-{r.property}.yaml"
+            tr.write_replay(path, spec=d["spec"], players=d["players"], seed=0,
+                            variants=d["variants"], actions=d["actions"], note=d["note"],
+                            shuffles=d["shuffles"], prop=r.property)
+            click.echo(f"replay: {path} (rulespec replay {path})", err=True)
+        elif r.finding is not None:
             f = r.finding
             path = replays / f"{r.game}-{r.players}p-{r.property}-seed{f.seed}.yaml"
             tr.write_replay(path, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
@@ -199,8 +226,8 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
 
 def _print_table(rows: list[Row]) -> None:
     header = ("game", "players", "property", "result", "time", "detail")
-    table = [(r.game, str(r.players or "all"), r.property, r.status, f"{r.seconds:.2f}s",
-              r.detail) for r in rows]
+    table = [(r.game, str(r.players or "all") + (f" {r.variants}" if r.variants else ""),
+              r.property, r.status, f"{r.seconds:.2f}s", r.detail) for r in rows]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header[:-1])]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
     click.echo(fmt.format(*header))
@@ -228,29 +255,37 @@ def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[st
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the actions, not the states.")
 def replay(file: Path, quiet: bool) -> None:
-    """Replay a trace file (as `rulespec check` writes for a failure) step by step."""
+    """Replay a trace file step by step, checking every property after every action.
+
+    The file is what `rulespec check` or the property suite (pytest spec/) writes for a
+    failure. Exit 1 when a property fails on the way (the failure is reproduced), 0
+    when every property holds.
+    """
     data = tr.read_replay(file)
-    g = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    state = g.initial_state(data["seed"])
-    click.echo(f"{g.ir.title}, {g.players} players, seed {data['seed']}, variants "
-               f"{g.ir.chosen}")
+    g, state, problems, steps = tr.checked_replay(data)
+    for line in tr.deal_text(g, data, state)[:None if not quiet else 1]:
+        click.echo(line)
     if data.get("note"):
-        click.echo(f"recorded failure: {data['note']}")
-    if not quiet:
-        click.echo(tr.describe(g, state))
-    for i, text in enumerate(data["actions"], 1):
-        action = g.parse_action(str(text))
-        decl = g.ir.actions[action.index]
-        try:
-            state = state.apply(action)
-        except model.ModelError as exc:
-            click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
-            click.echo(f"      the rules fail here: {exc}")
-            sys.exit(1)
-        click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
+        click.echo(f"recorded failure: {data.get('property') or 'a property'}: {data['note']}")
+    failed = [(0, p, m) for p, m in problems]
+    for p, m in problems:
+        click.echo(f"     {p} FAILS after the deal: {m}")
+    for step in steps:
+        click.echo(tr.step_line(step))
+        for line in tr.step_notes(step):
+            click.echo(line)
         if not quiet:
-            click.echo(tr.describe(g, state))
+            click.echo("     " + tr.describe(g, step.state).replace("\n", "\n     "))
+        failed += [(step.number, p, m) for p, m in step.problems]
+        state = step.state
     click.echo(f"scores {list(state.scores)}; winners {list(state.winners)}")
+    if failed:
+        recorded = [f for f in failed if f[1] == data.get("property")]
+        n, p, m = (recorded or failed)[0]
+        click.echo(f"reproduced: {p} fails {'after the deal' if n == 0 else f'at step {n}'}: {m}")
+        sys.exit(1)
+    if data.get("property"):
+        click.echo(f"not reproduced: {data['property']} held at every step")
 
 
 @main.command()

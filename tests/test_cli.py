@@ -76,7 +76,8 @@ def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     files = list(replays.glob("*round_ends*.yaml"))
     assert files
     code, out, _ = run("replay", str(files[0]), "--quiet")
-    assert code == 0 and "recorded failure: the round measure" in out
+    assert code == 1  # the failure is reproduced
+    assert "reproduced: round_ends fails" in out and "round measure" in out
 
 
 def test_bench_reports_rates() -> None:

@@ -1,0 +1,148 @@
+"""The per-state and per-step property checks every game gets, shared by every runner.
+
+The seeded playouts of `rulespec check` (properties/playout.py), the Hypothesis state
+machine (properties/stateful.py) and `rulespec replay` all check a game with these
+functions, so a property means the same thing wherever it is reported. Each check
+reads only what the spec declares (kinds and their copies, the round measure, the
+invariants), never a game's name or rules. A check returns the problems it found as
+`(property, message)` pairs; an empty list means the property holds here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from model import Action, Game, IllegalAction, ModelError, State
+
+#: The properties every game gets, with what each means (the check table prints these).
+PROPERTIES = {
+    "conservation": "every card and token kind keeps its count across all zones",
+    "legal_move": "the player to act always has a legal action until the game ends",
+    "round_ends": "each round ends: the spec's round measure drops with every action",
+    "game_ends": "every game ends within the action limit",
+    "invariants": "the spec's own invariants hold in every state",
+    "rules_defined": "the rules never ask for something impossible (an empty pile drawn from)",
+    "value_semantics": "apply leaves the old state exactly as it was",
+    "determinism": "the same seed and choices give the same states",
+    "illegal_rejected": "an illegal action raises IllegalAction and changes nothing",
+}
+
+Problem = tuple[str, str]
+
+#: Used where a spec declares no round measure: a round longer than this fails round_ends.
+DEFAULT_ROUND_LIMIT = 5_000
+
+
+def expected_totals(game: Game) -> list[int]:
+    """How many of each kind the spec says exist (its `copies`)."""
+    return [k.copies for k in game.ir.kinds]
+
+
+def snapshot(state: State) -> tuple:
+    """A deep, hashable copy of a state's contents, to see whether anything changed it."""
+    return (tuple(tuple(z) for z in state.z), state.v, state.is_terminal)
+
+
+def state_problems(game: Game, state: State, totals: list[int] | None = None,
+                   legal: list[Action] | None = None) -> list[Problem]:
+    """Conservation, the spec's invariants and legal-move existence, in one state."""
+    out: list[Problem] = []
+    totals = totals if totals is not None else expected_totals(game)
+    have = game.total_counts(state)
+    if have != totals:
+        diffs = [f"{game.kind_names[k]}: {h} instead of {t}"
+                 for k, (h, t) in enumerate(zip(have, totals, strict=True)) if h != t]
+        out.append(("conservation", "; ".join(diffs)))
+    for name, holds in game.invariants:
+        try:
+            ok = holds(state.z, state.v)
+        except ModelError as exc:
+            out.append(("invariants", f"{name} cannot be evaluated: {exc}"))
+            continue
+        if not ok:
+            out.append(("invariants", f"invariant {name} does not hold"))
+    if not state.is_terminal:
+        if legal is None:
+            legal = state.legal_actions()
+        if not legal:
+            out.append(("legal_move", f"player {state.active_player} has no legal action in "
+                                      f"round {state.round}, and the game is not over"))
+    return out
+
+
+def illegal_problems(state: State, action: Action) -> list[Problem]:
+    """`action` is not legal in `state`: applying it must raise IllegalAction, change nothing."""
+    before = snapshot(state)
+    try:
+        state.apply(action)
+    except IllegalAction:
+        if snapshot(state) != before:
+            return [("illegal_rejected", f"the rejected {action} changed the state")]
+        return []
+    except ModelError:
+        return [("illegal_rejected", f"{action} raised a model error instead of IllegalAction")]
+    return [("illegal_rejected", f"{action} was accepted although it is not among the legal "
+                                 "actions")]
+
+
+def first_illegal(legal: list[Action], known: Iterable[Action], turn: int = 0) -> Action | None:
+    """One action from `known` that is not in `legal` (rotating with `turn`), or None."""
+    legal_ids = {id(a) for a in legal}
+    candidates = [a for a in known if id(a) not in legal_ids]
+    if not candidates:
+        return None
+    return candidates[turn % len(candidates)]
+
+
+class RoundMeasure:
+    """The round_ends check: the spec's `round.measure` drops with every action of a round.
+
+    The measure is a whole number >= 0 that every action inside a round lowers, so its
+    value when a round starts bounds the number of actions the round can take. Where a
+    spec declares no measure, a round longer than `limit` actions fails instead.
+    """
+
+    def __init__(self, game: Game, limit: int = DEFAULT_ROUND_LIMIT) -> None:
+        self.measure = game.ns["measure"]
+        self.limit = limit
+        self.last: int | None = None
+        self.bound: int | None = None
+        self.length = 0
+
+    def start(self, state: State) -> list[Problem]:
+        """A round has started in `state` (after the deal, or after a round ended)."""
+        self.length = 0
+        if state.is_terminal:
+            self.last = self.bound = None
+            return []
+        try:
+            m = self.measure(state.z, state.v)
+        except ModelError as exc:
+            return [("round_ends", f"the round measure cannot be evaluated: {exc}")]
+        self.last = self.bound = m
+        if m is not None and m < 0:
+            return [("round_ends", f"the round measure is {m} when round {state.round} "
+                                   "starts; it must not be negative")]
+        return []
+
+    def step(self, before: State, action: Action, after: State) -> list[Problem]:
+        """Check one action; `before` and `after` are the states around it."""
+        if after.is_terminal or after.round != before.round:
+            return self.start(after)
+        self.length += 1
+        try:
+            m = self.measure(after.z, after.v)
+        except ModelError as exc:
+            return [("round_ends", f"the round measure cannot be evaluated: {exc}")]
+        if m is None:
+            if self.length > self.limit:
+                return [("round_ends", f"round {before.round} has gone on for {self.length} "
+                                       "actions (the spec declares no round measure)")]
+            return []
+        last, self.last = self.last, m
+        if last is not None and not 0 <= m < last:
+            return [("round_ends", f"the round measure went from {last} to {m} after {action}, "
+                                   "so nothing bounds the round's length (the spec's "
+                                   "round.measure must drop with every action and stay >= 0; "
+                                   f"it was {self.bound} when round {before.round} started)")]
+        return []

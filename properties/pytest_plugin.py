@@ -1,0 +1,240 @@
+"""A pytest plugin: `pytest spec/` runs every property of every game as its own test item.
+
+Each `spec/<game>.yaml` is collected as a file whose items are named
+`<property>[players=N]` (plus `,AMBIGUITY=VARIANT` for a variant other than the
+default), for example `spec/lama.yaml::conservation[players=3]`. An item runs the
+Hypothesis state machine of properties/stateful.py for its player count and variants;
+the items of one configuration share one run (the first item to run pays for it).
+
+- A failure prints a short numbered trace (the deal, one action a line with the
+  rulebook lines of the clauses that fired) and writes a replay file for
+  `rulespec replay FILE` to the replays directory.
+- A spec's `expect` entries with `result: fail` mark their items as expected failures
+  (`xfail(strict=True)`) with the spec's reason: one that unexpectedly holds fails as
+  XPASS(strict).
+- At the end a coverage report names every action, clause, end condition and variant
+  the runs never exercised (see properties/coverage.py).
+
+Options: `--rulespec-profile ci|thorough` (or the RULESPEC_PROFILE environment
+variable; default ci), `--rulespec-examples N` and `--rulespec-steps N` to override
+the profile's budget per item, `--rulespec-replays DIR`. With pytest-xdist, the plugin
+switches `--dist load` to `loadgroup` so that the items of one configuration stay on
+one worker. See docs/property-suite.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import model
+from model import RulespecError
+
+from . import trace as tr
+from .check import expectation_for
+from .coverage import Coverage, report_lines
+from .stateful import (
+    CHECKS,
+    DEFAULT_PROFILE,
+    PROFILES,
+    Config,
+    Outcome,
+    configurations,
+    replay_name,
+    run_config,
+)
+
+_COVERAGE_KEY = "rulespec_coverage"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("rulespec", "rulespec property suite over spec/*.yaml")
+    group.addoption("--rulespec-profile", choices=sorted(PROFILES), default=None,
+                    help="ci (default; deterministic, sampled variants) or thorough "
+                         "(many more examples and steps, every variant combination); "
+                         "also RULESPEC_PROFILE")
+    group.addoption("--rulespec-examples", type=int, default=None,
+                    help="Hypothesis examples per item (overrides the profile)")
+    group.addoption("--rulespec-steps", type=int, default=None,
+                    help="actions per example at most (overrides the profile)")
+    group.addoption("--rulespec-replays", default=None,
+                    help="directory for the replay files of failures (default: replays/ "
+                         "under the rootdir)")
+
+
+@attrs.define
+class _Session:
+    profile: str
+    examples: int | None
+    steps: int | None
+    replays: Path
+    results: dict[tuple, dict[str, Outcome]] = attrs.field(factory=dict)
+
+
+_STATE = pytest.StashKey[_Session]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rulespec: a property item of a spec (spec/*.yaml)")
+    config.addinivalue_line("markers", "xdist_group(name): run on one pytest-xdist worker "
+                                       "(declared here too, for runs without xdist)")
+    profile = (config.getoption("rulespec_profile") or os.environ.get("RULESPEC_PROFILE")
+               or DEFAULT_PROFILE)
+    if profile not in PROFILES:
+        raise pytest.UsageError(f"RULESPEC_PROFILE={profile!r}: choose one of "
+                                f"{', '.join(sorted(PROFILES))}")
+    replays = config.getoption("rulespec_replays")
+    config.stash[_STATE] = _Session(
+        profile, config.getoption("rulespec_examples"), config.getoption("rulespec_steps"),
+        Path(replays) if replays else Path(config.rootpath) / "replays")
+    # pytest-xdist: keep the items of one configuration (one shared run) on one worker.
+    # The controller schedules by group; each worker must tag its items with their group,
+    # which it does when told so through its workerinput (see pytest_configure_node).
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+    config.pluginmanager.register(_Reporter(), f"rulespec-reporter-{id(config)}")
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("rulespec_loadgroup"):
+        config.option.loadgroup = True
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist, on the controller: tell each worker whether to group items."""
+    node.workerinput["rulespec_loadgroup"] = node.config.getvalue("dist") == "loadgroup"
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix == ".yaml" and file_path.parent.name == "spec":
+        return SpecFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    st = config.stash[_STATE]
+    p = PROFILES[st.profile]
+    return (f"rulespec profile: {p.name} ({st.examples or p.examples} examples x "
+            f"{st.steps or p.steps} steps per configuration; {p.description})")
+
+
+class SpecFile(pytest.File):
+    """A spec: one item per property, player count and (sampled) variant choice."""
+
+    def collect(self):
+        st = self.config.stash[_STATE]
+        base = model.load_ir(self.path, players=_min_players(self.path))
+        defaults = {a.id: a.default for a in base.ambiguities}
+        for cfg in configurations(base, PROFILES[st.profile]):
+            g = attrs.evolve(base, players=cfg.players, chosen={**defaults, **dict(cfg.variants)})
+            expected = {p: e for p in CHECKS if (e := expectation_for(g, p)) is not None
+                        and e.result in ("fail", "may_fail")}
+            for prop in CHECKS:
+                item = SpecItem.from_parent(self, name=f"{prop}[{cfg.label}]", prop=prop,
+                                            cfg=cfg, expected=tuple(expected))
+                item.add_marker(pytest.mark.rulespec)
+                item.add_marker(pytest.mark.xdist_group(name=f"{base.id}-{cfg.label}"))
+                if prop in expected:
+                    e = expected[prop]  # may_fail: a hole random runs find only sometimes
+                    item.add_marker(pytest.mark.xfail(reason=f"expected by the spec: {e.reason}",
+                                                      strict=e.result == "fail",
+                                                      raises=PropertyFailed))
+                yield item
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, RulespecError):
+            return f"cannot collect {self.path.name}: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class PropertyFailed(Exception):
+    """A property item failed; the message is the readable trace."""
+
+
+class SpecItem(pytest.Item):
+    def __init__(self, *, prop: str, cfg: Config, expected: tuple[str, ...] = (),
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.prop = prop
+        self.cfg = cfg
+        self.expected = expected  # the properties the spec expects to fail here
+
+    def runtest(self) -> None:
+        st = self.config.stash[_STATE]
+        key = (str(self.path), self.path.stat().st_mtime_ns, self.cfg, st.profile,
+               st.examples, st.steps)
+        if key not in st.results:
+            cov = Coverage(str(self.path))
+            outcomes = run_config(self.path, self.cfg, st.profile, examples=st.examples,
+                                  steps=st.steps, coverage=cov, expected_failures=self.expected)
+            st.results[key] = outcomes
+            self.user_properties.append((_COVERAGE_KEY, cov.to_dict()))
+        outcome = st.results[key][self.prop]
+        if outcome.status == "holds":
+            return
+        if outcome.status == "error":
+            raise RuntimeError(outcome.message)
+        assert outcome.replay is not None
+        path = st.replays / replay_name(self.path.stem, self.cfg, self.prop)
+        tr.write_replay(path, spec=outcome.replay["spec"], players=outcome.replay["players"],
+                        seed=0, variants=outcome.replay["variants"],
+                        actions=outcome.replay["actions"], note=outcome.message,
+                        shuffles=outcome.replay["shuffles"], prop=self.prop)
+        shown = _relative(path)
+        raise PropertyFailed(tr.failure_text(tr.read_replay(path), shown))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, PropertyFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _min_players(path: Path) -> int:
+    from .check import _any_player_count
+
+    return _any_player_count(path)
+
+
+class _Reporter:
+    """Per session: merges the coverage the items report and prints it at the end.
+
+    Items attach their run's coverage to their report (`user_properties`), which
+    pytest-xdist sends from the workers to the controller, where this merges them.
+    """
+
+    def __init__(self) -> None:
+        self.coverage: dict[str, Coverage] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == _COVERAGE_KEY:
+                self.coverage.setdefault(value["spec"], Coverage(value["spec"])).merge(
+                    Coverage.from_dict(value))
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus: int,
+                                config: pytest.Config) -> None:
+        if hasattr(config, "workerinput") or not self.coverage:
+            return
+        st = config.stash[_STATE]
+        terminalreporter.section(f"rulespec coverage ({st.profile} profile)")
+        for spec in sorted(self.coverage):
+            try:
+                for line in report_lines(spec, self.coverage[spec]):
+                    terminalreporter.write_line(line)
+            except RulespecError as exc:
+                terminalreporter.write_line(f"{spec}: no coverage report: {exc}")
