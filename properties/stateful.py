@@ -87,7 +87,7 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "ci": Profile("ci", examples=25, steps=40, variants="sample", derandomize=True,
+    "ci": Profile("ci", examples=10, steps=40, variants="sample", derandomize=True,
                   database=False, shrink_seconds=20,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),

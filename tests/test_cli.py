@@ -54,7 +54,7 @@ def test_legal_lists_actions_and_effects(tmp_path: Path) -> None:
 
 
 def test_check_prints_the_table_and_exits_0() -> None:
-    code, out, _ = run("check", "lama", "--games", "20", "-p", "3")
+    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none")
     assert code == 0, out
     for prop in ("conservation", "legal_move", "round_ends", "invariants"):
         assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop
@@ -69,7 +69,7 @@ def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     spec = tmp_path / "noquit.yaml"
     spec.write_text(broken.replace("game: lama", "game: noquit"))
     replays = tmp_path / "replays"
-    code, out, _ = run("check", str(spec), "--games", "10", "-p", "2",
+    code, out, _ = run("check", str(spec), "--games", "10", "-p", "2", "--profile", "none",
                          "--replays", str(replays))
     assert code == 1
     assert re.search(r"^noquit\s+2\s+round_ends\s+FAILS", out, re.M), out
