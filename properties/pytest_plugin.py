@@ -2,7 +2,7 @@
 
 Each `spec/<game>.yaml` is collected as a file whose items are named
 `<property>[players=N]` (plus `,AMBIGUITY=VARIANT` for a variant other than the
-default), for example `spec/lama.yaml::conservation[players=3]`. An item runs the
+default), for example `spec/<game>.yaml::conservation[players=3]`. An item runs the
 Hypothesis state machine of properties/stateful.py for its player count and variants;
 the items of one configuration share one run (the first item to run pays for it).
 

@@ -520,7 +520,7 @@ def _spec_name(spec: str | Path) -> str:
 
 
 def replay_name(game_id: str, config: Config, prop: str) -> str:
-    """The file name of a failure's replay: `lama-3p-conservation.yaml` and the like."""
+    """The file name of a failure's replay: `<game>-3p-conservation.yaml` and the like."""
     parts = [game_id, f"{config.players}p"] + [f"{a}={v}" for a, v in config.variants] + [prop]
     return re.sub(r"[^\w=.-]", "_", "-".join(parts)) + ".yaml"
 
