@@ -47,6 +47,19 @@ def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | Non
     return _Loader(doc, players, dict(variants or {})).build()
 
 
+def parse_condition(spec: str | Path, text: str, *, players: int,
+                    variants: Mapping[str, str] | None = None) -> ir.Expr:
+    """A yes/no expression over a spec's names (zones, vars, params, defs), such as a rule
+    designer writes for `rulespec query`; errors point into the condition's text."""
+    path = resolve_spec_path(spec)
+    doc = read_yaml(path)
+    schema.validate(doc)
+    loader = _Loader(doc, players, dict(variants or {}))
+    loader.build()
+    parser = ExprParser(loader.scope, lambda offset: Where("<condition>", 1, offset + 1))
+    return parser.expression(text, None, BOOL)
+
+
 def _cites(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
