@@ -382,6 +382,18 @@ class Enc:
             out.append(LE(1, st.V["round"][0]))
         return AND(*out)
 
+    def bounds(self, st: SymState) -> list:
+        """Redundant facts of every well-formed state (each count within 0..copies, each
+        variable within its type): they help z3 prune, and hold wherever `wf` does."""
+        out = []
+        for i in range(self.n_inst):
+            for k, c in zip(self.inst_kinds[i], st.Z[i], strict=True):
+                out += [LE(0, c), LE(c, self.copies[k])]
+        for name, (t, _) in self.vtypes.items():
+            for x in st.V[name]:
+                out.extend(self.type_ok(t, x))
+        return out
+
     def type_ok(self, t: Any, x: Any) -> list:
         if t.name == "player":
             return [LE(0, x), LT(x, self.P)]
@@ -409,6 +421,14 @@ class Enc:
                 out.extend(EQ(x, y) for x, y in zip(a.V[name], b.V[name], strict=True))
         out.append(EQ(a.term, b.term))
         return AND(*out)
+
+    def variables(self, st: SymState) -> list:
+        """The z3 variables of a fresh state, in a fixed order."""
+        out = [c for zs in st.Z for c in zs]
+        out += [t for t in st.T if t is not None]
+        out += [x for xs in st.V.values() for x in xs]
+        out.append(st.term)
+        return out
 
     def kind_totals(self, st: SymState) -> list:
         totals: list[list] = [[] for _ in range(self.K)]
@@ -548,6 +568,7 @@ class Ctx:
         self.short: list[tuple[str, Any]] = []  # (site, path and shortage)
         self.tag = tag
         self._n = 0
+        self.created: list[Any] = []  # fresh variables, in order
 
     @contextlib.contextmanager
     def under(self, c: Any) -> Iterator[None]:
@@ -573,7 +594,9 @@ class Ctx:
 
     def fresh(self, what: str) -> Any:
         self._n += 1
-        return z3.Int(f"{self.tag}.{what}{self._n}")
+        v = z3.Int(f"{self.tag}.{what}{self._n}")
+        self.created.append(v)
+        return v
 
     def assume_(self, c: Any) -> None:
         c = IMPLIES(self.path, c)
@@ -712,7 +735,7 @@ class Exec:
             values = [as_int(v) for v in values]
         out = values[-1]
         for j in range(n - 2, -1, -1):
-            out = ITE(idx == j, values[j], out)
+            out = ITE(EQ(idx, j), values[j], out)
         return out
 
     def table(self, table: Sequence[Any], x: Any, what: str) -> Any:
@@ -726,7 +749,7 @@ class Exec:
                 val = self.select([v[pos] if len(v) > pos else 0 for v in table], x, what)
                 items.append((p, val))
             return SymList(tuple(items))
-        return self.select(list(table), as_int(x) if not isinstance(x, int) else x, what)
+        return self.select(list(table), x, what)
 
     def arith(self, op: str, a: Any, b: Any) -> Any:
         if op == "+":
@@ -824,7 +847,7 @@ class Exec:
             return 0 if pos is None else st.Z[i][pos]
         out: Any = 0
         for kk, c in zip(enc.inst_kinds[i], st.Z[i], strict=True):
-            out = ITE(k == kk, c, out)
+            out = ITE(EQ(k, kk), c, out)
         return out
 
     def count(self, st: SymState, z: ZoneRef, k: Any = None) -> Any:
@@ -1015,10 +1038,10 @@ class Exec:
             z[pos] = z[pos] + n
             st.Z[i] = tuple(z)
             return st
-        self.ctx.require(OR(*[k == kk for kk in enc.inst_kinds[i]]),
+        self.ctx.require(OR(*[EQ(k, kk) for kk in enc.inst_kinds[i]]),
                          f"typing: an item of another class put into {enc.inst_name(i)}")
-        st.Z[i] = tuple(c + ITE(k == kk, n, 0) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
-                                                                strict=True))
+        st.Z[i] = tuple(c + ITE(EQ(k, kk), n, 0) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
+                                                                  strict=True))
         return st
 
     def new_top(self, st: SymState, i: int) -> Any:
@@ -1325,7 +1348,6 @@ class Exec:
             st.S[i] = ()
         else:
             st.S[i] = st.S[i][: keep - 1]
-        dst_top = None
         if enc.inst_pile[j]:
             old_top = st.T[j]
             for k, c in zip(ks, moved, strict=True):
@@ -1337,14 +1359,14 @@ class Exec:
                 any_moved = LT(0, SUM(list(moved)))
                 t = ctx.fresh("top")
                 with ctx.under(any_moved):
-                    ctx.assume_(OR(*[AND(t == k, c >= 1) for k, c in zip(ks, moved, strict=True)]))
+                    ctx.assume_(OR(*[AND(EQ(t, k), LE(1, c)) for k, c in zip(ks, moved,
+                                                                          strict=True)]))
                 st.T[j] = ITE(any_moved, t, old_top)
                 st.S[j] = ()
-            dst_top = st.T[j]
         else:
             for k, c in zip(ks, moved, strict=True):
                 st = self.add_kind(st, j, k, c)
-        ctx.event("move_all", i, j, keep, kept, dst_top)
+        ctx.event("move_all", i, j, keep, kept, top)
         return st
 
     def gather(self, st: SymState, wanted: SymList, j: int) -> SymState:
@@ -1431,7 +1453,7 @@ class Exec:
                 st = self.add_kind(st, j, k, x)
             if enc.inst_pile[j]:
                 t = ctx.fresh("top")
-                ctx.assume_(OR(*[AND(t == k, x >= 1) for k, x in zip(ks, h, strict=True)]))
+                ctx.assume_(OR(*[AND(EQ(t, k), x >= 1) for k, x in zip(ks, h, strict=True)]))
                 st.T[j] = t
                 st.S[j] = ()
                 dst_tops.append(t)
@@ -1492,8 +1514,8 @@ class Alt:
     """One way to act: an action, a slot in each parameter's domain, and the actor."""
 
     action: int
-    slots: tuple[int, ...]
-    actor: int
+    slots: tuple[int, ...] | None  # None: each parameter a symbolic value from its domain
+    actor: int | None  # None: whoever is to act (no case split)
 
 
 @attrs.define
@@ -1517,9 +1539,12 @@ class Machine:
     `model.State.apply` does.
     """
 
-    def __init__(self, g: ir.GameIR) -> None:
+    def __init__(self, g: ir.GameIR, split_actor: bool = True, split_params: bool = True
+                 ) -> None:
         self.g = g
         self.enc = Enc(g)
+        self.split_actor = split_actor
+        self.split_params = split_params
         self._alts: list[Alt] | None = None
 
     def alts(self) -> list[Alt]:
@@ -1528,7 +1553,11 @@ class Machine:
             st = self.enc.fresh_state("shape")
             out = []
             for ai, a in enumerate(self.g.actions):
-                for slots in self._slots(a, st):
+                shapes = self._slots(a, st) if self.split_params or not a.params else [None]
+                for slots in shapes:
+                    if not self.split_actor:
+                        out.append(Alt(ai, slots, None))
+                        continue
                     for p in range(self.enc.P):
                         out.append(Alt(ai, slots, p))
             self._alts = out
@@ -1554,15 +1583,23 @@ class Machine:
         ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
         pre = st.copy()
-        pre.V["active"] = (alt.actor,)
-        present = [NOT(st.term), EQ(st.V["active"][0], alt.actor)]
+        present = [NOT(st.term)]
+        actor = st.V["active"][0]
+        if alt.actor is not None:
+            actor = pre.V["active"] = (alt.actor,)
+            actor = alt.actor
+            present.append(EQ(st.V["active"][0], alt.actor))
         env: dict[str, Any] = {}
-        for (name, dom), pos in zip(a.params, alt.slots, strict=True):
+        for n, (name, dom) in enumerate(a.params):
             with ctx.under(AND(*present)):
                 lst = ex.ev(dom, pre, env)
             if isinstance(lst, ZoneRef):
                 lst = ex.zone_kinds(pre, lst)
-            p, v = lst.items[pos]
+            if alt.slots is not None:
+                p, v = lst.items[alt.slots[n]]
+            else:
+                v = ctx.fresh(f"{name}_")
+                p = OR(*[AND(q, EQ(v, x)) for q, x in lst.items])
             present.append(p)
             env[name] = v
         with ctx.under(AND(*present)):
@@ -1572,7 +1609,7 @@ class Machine:
         with ctx.under(enabled):
             post = ex.run(a.effects, pre, env) if enabled is not False else pre
         post = post.copy()
-        post.V["last_actor"] = (alt.actor,)
+        post.V["last_actor"] = (actor,)
         args = tuple(env[name] for name, _ in a.params)
         return StepPart(alt, enabled, guard_ok, args, post, ctx)
 
@@ -1581,10 +1618,18 @@ class Machine:
 
         Returns the state after, whether the round ended, and whether the game ended.
         """
+        ends, over, s_over, s_next = self.round_outcomes(st, ctx)
+        if ends is False:
+            return st, False, False
+        ex = Exec(self.enc, ctx)
+        return ex.merge(ends, ex.merge(over, s_over, s_next), st), ends, AND(ends, over)
+
+    def round_outcomes(self, st: SymState, ctx: Ctx) -> tuple[Any, Any, SymState, SymState]:
+        """(round ends, game ends, state if the game ends, state if a new round starts)."""
         ex = Exec(self.enc, ctx)
         ends = self.round_end(st, ex)
         if ends is False:
-            return st, False, False
+            return False, False, st, st
         with ctx.under(ends):
             s2 = ex.run(self.g.scoring, st, {})
             over = self.game_end(s2, ex)
@@ -1596,8 +1641,7 @@ class Machine:
                 s_next.V["round"] = (s2.V["round"][0] + 1,)
                 if over is not True:
                     s_next = ex.run(self.g.round_start, s_next, {})
-            s3 = ex.merge(over, s_over, s_next)
-        return ex.merge(ends, s3, st), ends, AND(ends, over)
+        return ends, over, s_over, s_next
 
     def round_end(self, st: SymState, ex: Exec) -> Any:
         return self._any(self.g.round_end, st, ex)

@@ -1,0 +1,907 @@
+"""z3 queries every game gets: proofs over all well-formed states, and witnesses.
+
+Each query reads only the IR (through `properties.symbolic`) and returns a `Result`:
+`proved` (for all states, or for all states within the stated bound), `witness` (a
+counterexample or a trace, replayed on the concrete model before it is reported), or
+`unknown` (with the bound reached). docs/symbolic.md says exactly what each proves.
+
+- conservation: every action (with the round transition it may trigger) keeps the count
+  of every kind, from every well-formed state; inductive, not a sample.
+- legal_move: in every well-formed, non-terminal state within a round the player to act
+  has a legal action; if not, a concrete state, and a search for one reachable from a deal.
+- reach: the shortest action sequence from a symbolic deal to a described situation.
+- supply: whether a shared zone can be asked for more than it holds (a payment short, a
+  draw from an empty pile, an exchange the bank cannot make) in a legal game.
+- round_bound: the round measure falls with every action inside a round; the bound on
+  a round's length that follows, or a cycle inside a round.
+- game_cycle: a game that returns to the same round start (so can go on forever).
+- agreement: random concrete transitions satisfy the z3 transition relation.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import z3
+
+import model
+from model import ir
+
+from .symbolic import (
+    AND,
+    EQ,
+    ITE,
+    LE,
+    LT,
+    NOT,
+    OR,
+    Ctx,
+    Event,
+    Machine,
+    StepPart,
+    SymState,
+    Unsupported,
+    model_value,
+    zterm,
+)
+from .witness import Disagreement, Trace, events_in_model, finish, replay
+
+#: Seconds each query may take (the issue's limit).
+TIME_LIMIT = 30.0
+
+
+@attrs.define
+class Result:
+    query: str
+    status: str  # proved / witness / unknown / error
+    detail: str
+    seconds: float = 0.0
+    trace: Trace | None = None
+    bound: int | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "witness"
+
+
+class Clock:
+    def __init__(self, limit: float) -> None:
+        self.t0 = time.perf_counter()
+        self.limit = limit
+
+    def left(self) -> float:
+        return self.limit - (time.perf_counter() - self.t0)
+
+    def ms(self) -> int:
+        return max(int(self.left() * 1000), 1)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+
+def _solver(clock: Clock) -> z3.Solver:
+    s = z3.Solver()
+    s.set("timeout", clock.ms())
+    return s
+
+
+def _check(s: z3.Solver, clock: Clock, *extra: Any) -> z3.CheckSatResult:
+    if clock.left() <= 0:
+        return z3.unknown
+    s.set("timeout", clock.ms())
+    return s.check(*[zterm(x) for x in extra])
+
+
+def _add(s: z3.Solver, *xs: Any) -> None:
+    for x in xs:
+        if x is True:
+            continue
+        s.add(zterm(x))
+
+
+# ---------------------------------------------------------------------- machines
+_MACHINES: dict[tuple, Machine] = {}
+
+
+def machine(game: model.Game, split_actor: bool = True, split_params: bool = True) -> Machine:
+    key = (id(game), split_actor, split_params)
+    m = _MACHINES.get(key)
+    if m is None or m.g is not game.ir:
+        m = _MACHINES[key] = Machine(game.ir, split_actor, split_params)
+    return m
+
+
+# ---------------------------------------------------------------------- one-step frame
+@attrs.define
+class OneStep:
+    """A transition from an arbitrary well-formed state `s` (fresh variables)."""
+
+    M: Machine
+    s: SymState
+    pre: list  # constraints on s
+    parts: list[StepPart]
+    rounds: dict[int, tuple[SymState, Any, Any, Ctx]] = attrs.Factory(dict)
+
+    @classmethod
+    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
+        enc = M.enc
+        s = enc.fresh_state("s")
+        ctx = Ctx("pre")
+        pre = [enc.wf(s), NOT(s.term)]
+        if in_round:
+            from .symbolic import Exec
+            ends = M.round_end(s, Exec(enc, ctx))
+            pre.append(NOT(ends))
+            pre.append(ctx.defined())
+        if invariants:
+            pre.append(M.invariants(s, ctx))
+            pre.append(ctx.defined())
+        pre.extend(ctx.assume)
+        parts = [M.action_part(s, alt, f"a{n}") for n, alt in enumerate(M.alts())]
+        return cls(M, s, pre, parts)
+
+    def after(self, n: int) -> tuple[SymState, Any, Any, Ctx]:
+        """The state after alternative n's action and any round transition it triggers."""
+        if n not in self.rounds:
+            part = self.parts[n]
+            ctx = Ctx(f"r{n}")
+            post, ends, over = self.M.round_part(part.post, ctx)
+            self.rounds[n] = (post, ends, over, ctx)
+        return self.rounds[n]
+
+
+def _step_ok(part: StepPart, rctx: Ctx | None = None) -> Any:
+    """The action is taken and defined, its chance choices are consistent."""
+    out = [part.enabled, part.ctx.defined("undefined"), *part.ctx.assume]
+    if rctx is not None:
+        out += [rctx.defined("undefined"), *rctx.assume]
+    return AND(*out)
+
+
+def _group(M: Machine) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for n, alt in enumerate(M.alts()):
+        out.setdefault(alt.action, []).append(n)
+    return out
+
+
+def _situation_trace(game: model.Game, M: Machine, m: z3.ModelRef, one: OneStep, n: int,
+                     post: SymState | None, rctx: Ctx | None) -> Trace:
+    enc = M.enc
+    part = one.parts[n]
+    ev = model_value(m)
+    action = game.action(part.alt.action, tuple(ev(x) for x in part.args))
+    values = [enc.evaluate(m, one.s)]
+    events: list = []
+    if post is not None:
+        values.append(enc.evaluate(m, post))
+        events = [events_in_model(m, part.ctx.events + (rctx.events if rctx else []))]
+        return Trace(game, "situation", [action], values, events)
+    return Trace(game, "situation", [], values, [])
+
+
+# ---------------------------------------------------------------------- conservation
+def _count_violation(enc: Any, st: SymState) -> list:
+    lost = [NOT(EQ(t, enc.copies[k])) for k, t in enumerate(enc.kind_totals(st))]
+    negative = [LT(c, 0) for zs in st.Z for c in zs]
+    return lost + negative
+
+
+def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
+    """Every action keeps every kind's count (and no count goes negative), from every
+    well-formed state, including the round transition the action may trigger.
+
+    Proved in two parts that compose: (1) each action, from a well-formed state, leads
+    to a well-formed state (counts kept, and the rest of the type invariant); (2) the round
+    transition (scoring, next deal), from any well-formed state where a round ends, leads to
+    a state with every count kept. An action whose result may break the type invariant
+    without breaking a count is checked together with its round transition instead.
+    """
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    try:
+        one = OneStep.build(M, in_round=False)
+    except Unsupported as exc:
+        return Result("conservation", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = _solver(clock)
+    _add(s, *one.pre)
+
+    def found(m: z3.ModelRef, n: int, post: SymState, rctx: Ctx | None) -> Result:
+        trace = _situation_trace(game, M, m, one, n, post, rctx)
+        finish(enc, trace)
+        states = replay(enc, trace)
+        have = game.total_counts(states[-1])
+        diffs = [f"{game.kind_names[k]}: {h} instead of {enc.copies[k]}"
+                 for k, h in enumerate(have) if h != enc.copies[k]]
+        negs = [f"{enc.inst_name(i)} holds {c} of {game.kind_names[k]}"
+                for i, zs in enumerate(enc.from_concrete(states[-1]).Z)
+                for k, c in zip(enc.inst_kinds[i], zs, strict=True) if c < 0]
+        typing = OR(one.parts[n].ctx.failing("typing"), rctx.failing("typing") if rctx else False)
+        if not diffs and not negs and not model_value(m)(typing):
+            raise Disagreement(f"z3 finds {trace.actions[0]} breaks conservation but the "
+                               "concrete model keeps every count")
+        what = "; ".join(diffs + negs) or "an item is put into a zone of another class"
+        return Result("conservation", "witness",
+                      f"{trace.actions[0]} breaks conservation ({what}) from the situation "
+                      f"{enc.describe(trace.values[0])}", clock.elapsed(), trace)
+
+    proved: list[str] = []
+    whole = 0
+    for action, ns in _group(M).items():
+        name = game.ir.actions[action].name
+        for n in ns:
+            part = one.parts[n]
+            if part.enabled is False:
+                continue
+            bound = part.ctx.failing("bound")
+            typing = part.ctx.failing("typing")
+            counts = OR(*_count_violation(enc, part.post), typing)
+            s.push()
+            _add(s, _step_ok(part))
+            r = _check(s, clock, OR(counts, bound, NOT(enc.wf(part.post))))
+            if r == z3.sat:
+                m = s.model()
+                ev = model_value(m)
+                if ev(counts):
+                    # the witness replays the whole transition, round end included
+                    post, _, _, rctx = one.after(n)
+                    _add(s, *rctx.assume, rctx.defined("undefined"))
+                    if _check(s, clock, counts) == z3.sat:
+                        m = s.model()
+                        s.pop()
+                        return found(m, n, post, rctx)
+                    s.pop()
+                    return Result("conservation", "witness", f"{name} breaks conservation "
+                                  f"(from {enc.describe(enc.evaluate(m, one.s))})",
+                                  clock.elapsed())
+                if ev(bound):
+                    s.pop()
+                    return Result("conservation", "unknown", f"{name}: a loop exceeds the z3 "
+                                  "encoding's bound", clock.elapsed())
+                # the type invariant may break: check this one with its round transition
+                whole += 1
+                post, _, _, rctx = one.after(n)
+                _add(s, *rctx.assume, rctx.defined("undefined"))
+                bad = OR(*_count_violation(enc, post), rctx.failing("typing"))
+                r = _check(s, clock, OR(counts, bad))
+                if r == z3.sat:
+                    m = s.model()
+                    s.pop()
+                    return found(m, n, post, rctx)
+            s.pop()
+            if r == z3.unknown:
+                return Result("conservation", "unknown",
+                              f"{name}: z3 gave up ({s.reason_unknown()}); proved: "
+                              f"{', '.join(proved) or 'none'}", clock.elapsed())
+        proved.append(name)
+    # the round transition, once, from any well-formed state where a round ends
+    mid = enc.fresh_state("mid")
+    rctx = Ctx("round")
+    post, ends, _ = M.round_part(mid, rctx)
+    r2 = _solver(clock)
+    _add(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume, rctx.defined("undefined"))
+    bad = OR(*_count_violation(enc, post), rctx.failing("typing"))
+    r = _check(r2, clock, bad)
+    if r == z3.sat:
+        m = r2.model()
+        values = enc.evaluate(m, mid)
+        return Result("conservation", "witness", "the round transition (scoring, next deal) "
+                      "breaks conservation from the well-formed situation "
+                      f"{enc.describe(values)}", clock.elapsed())
+    if r == z3.unknown:
+        return Result("conservation", "unknown", f"round transition: z3 gave up "
+                      f"({r2.reason_unknown()}); every action proved", clock.elapsed())
+    extra = f"; {whole} checked with their round transition" if whole else ""
+    return Result("conservation", "proved",
+                  f"every action ({len(M.alts())} instances) and the round transition keep all "
+                  f"{enc.K} kinds' counts from every well-formed state{extra}", clock.elapsed())
+
+
+# ---------------------------------------------------------------------- BMC
+class StepTemplate:
+    """One transition (action, then any round transition) over template variables, built
+    once per game; each BMC step is this formula with its variables renamed."""
+
+    def __init__(self, M: Machine) -> None:
+        enc = M.enc
+        self.sin = enc.fresh_state("T.in")
+        self.parts = [M.action_part(self.sin, alt, f"T.a{n}") for n, alt in enumerate(M.alts())]
+        self.mid = enc.fresh_state("T.mid")
+        self.sels: dict[int, Any] = {}
+        cons: list[Any] = []
+        undefined = []
+        live = []
+        for n, part in enumerate(self.parts):
+            if part.enabled is False:
+                continue
+            sel = self.sels[n] = z3.Bool(f"T.sel{n}")
+            live.append((sel, part.post))
+            cons.append(z3.Implies(sel, zterm(AND(part.enabled, *part.ctx.assume))))
+            undefined.append(AND(sel, part.ctx.failing("undefined")))
+        cons += [zterm(OR(*self.sels.values())), z3.AtMost(*self.sels.values(), 1)]
+        cons += frame_constraints(enc, self.sin, self.mid, live)
+        self.rctx = Ctx("T.r")
+        self.post, self.ends, self.over = M.round_part(self.mid, self.rctx)
+        self.out = enc.fresh_state("T.out")
+        cons += [zterm(x) for x in [*self.rctx.assume, enc.equal(self.out, self.post),
+                                     *enc.bounds(self.out)] if x is not True]
+        self.formula = z3.And(*cons)
+        self.defined = zterm(AND(NOT(OR(*undefined)), self.rctx.defined("undefined")))
+        self.in_vars = enc.variables(self.sin)
+        self.out_vars = enc.variables(self.out)
+        internal = enc.variables(self.mid) + list(self.sels.values()) + self.rctx.created
+        for part in self.parts:
+            internal += part.ctx.created
+        self.internal = internal
+
+    def mapping(self, k: int, s_in: SymState, s_out: SymState, enc: Any) -> list:
+        pairs = list(zip(self.in_vars, enc.variables(s_in), strict=True))
+        pairs += zip(self.out_vars, enc.variables(s_out), strict=True)
+        pairs += [(v, z3.Const(f"{v}@{k}", v.sort())) for v in self.internal]
+        return pairs
+
+
+class Unroller:
+    """Bounded model checking from the symbolic deal (Game.initial_state)."""
+
+    _templates: typing.ClassVar[dict[int, StepTemplate]] = {}
+
+    def __init__(self, game: model.Game, clock: Clock, split_actor: bool = True,
+                 split_params: bool = False) -> None:
+        self.game = game
+        self.M = M = machine(game, split_actor, split_params)
+        self.enc = M.enc
+        self.clock = clock
+        self.s = _solver(clock)
+        ctx = Ctx("init")
+        init = M.initial(ctx)
+        s0 = self.enc.fresh_state("s0")
+        _add(self.s, self.enc.equal(s0, init), *ctx.assume, ctx.defined("undefined"))
+        self.init_ctx = ctx
+        self.states = [s0]
+        self.maps: list[list] = []
+        self.defined: list[Any] = []
+        self.round_start: list[Any] = [True]  # s_k begins a round
+        if id(M) not in Unroller._templates:
+            Unroller._templates[id(M)] = StepTemplate(M)
+        self.t = Unroller._templates[id(M)]
+
+    @property
+    def depth(self) -> int:
+        return len(self.states) - 1
+
+    def sub(self, k: int, x: Any) -> Any:
+        """A template term (of step k) in step k's variables."""
+        if not isinstance(x, z3.ExprRef):
+            return x
+        return z3.substitute(x, self.maps[k])
+
+    def sub_in(self, k: int, x: Any) -> Any:
+        """A term over the template's input state, on state k."""
+        if not isinstance(x, z3.ExprRef):
+            return x
+        pairs = list(zip(self.t.in_vars, self.enc.variables(self.states[k]), strict=True))
+        return z3.substitute(x, pairs)
+
+    def extend(self) -> None:
+        """Add transition k -> k+1 (its definedness is asserted once the next is added)."""
+        k = self.depth
+        if self.defined:
+            _add(self.s, self.defined[-1])
+        nxt = self.enc.fresh_state(f"s{k + 1}")
+        pairs = self.t.mapping(k, self.states[k], nxt, self.enc)
+        self.maps.append(pairs)
+        self.s.add(z3.substitute(self.t.formula, pairs))
+        self.defined.append(z3.substitute(self.t.defined, pairs))
+        self.round_start.append(self.sub(k, zterm(AND(self.t.ends, NOT(self.t.over)))))
+        self.states.append(nxt)
+
+    def enabled_at(self, k: int) -> list[Any]:
+        """Per action instance: enabled and its guard defined, on state k."""
+        return [self.sub_in(k, zterm(AND(p.enabled, p.guard_ok))) for p in self.t.parts]
+
+    def check(self, target: Any, defined_last: bool = True) -> z3.CheckSatResult:
+        extra = [target]
+        if defined_last and self.defined:
+            extra.append(self.defined[-1])
+        return _check(self.s, self.clock, *extra)
+
+    def chosen(self, m: z3.ModelRef, k: int) -> int:
+        ev = model_value(m)
+        return next(n for n, sel in self.t.sels.items() if ev(self.sub(k, sel)))
+
+    def trace(self, m: z3.ModelRef, steps: int | None = None) -> Trace:
+        enc = self.enc
+        ev = model_value(m)
+        steps = self.depth if steps is None else steps
+        actions, values, events = [], [enc.evaluate(m, self.states[0])], [
+            events_in_model(m, self.init_ctx.events)]
+        for k in range(steps):
+            n = self.chosen(m, k)
+            part = self.t.parts[n]
+            args = tuple(ev(self.sub(k, zterm(x))) for x in part.args)
+            actions.append(self.game.action(part.alt.action, args))
+            values.append(enc.evaluate(m, self.states[k + 1]))
+            evs = [Event(self.sub(k, zterm(e.guard)), e.op, _sub_args(self, k, e.args))
+                   for e in part.ctx.events + self.t.rctx.events]
+            events.append(events_in_model(m, evs))
+        return finish(enc, Trace(self.game, "deal", actions, values, events))
+
+
+def _sub_args(u: Unroller, k: int, args: tuple) -> tuple:
+    def one(x: Any) -> Any:
+        if isinstance(x, tuple):
+            return tuple(one(y) for y in x)
+        if isinstance(x, list):
+            return [one(y) for y in x]
+        if isinstance(x, z3.ExprRef):
+            return u.sub(k, x)
+        return x
+    return tuple(one(a) for a in args)
+
+
+def frame_constraints(enc: Any, before: SymState, after: SymState,
+                      options: list[tuple[Any, SymState]]) -> list:
+    """after = the chosen option's state, slot by slot: for each value a slot may take, the
+    selectors giving it imply it; a slot no selector changes keeps its value."""
+    out: list = []
+
+    def slot(x_after: Any, x_before: Any, values: list[tuple[Any, Any]]) -> None:
+        groups: list[tuple[Any, list]] = []
+        for sel, v in values:
+            if _same_value(v, x_before):
+                continue
+            for val, sels in groups:
+                if _same_value(val, v):
+                    sels.append(sel)
+                    break
+            else:
+                groups.append((v, [sel]))
+        changed = []
+        for val, sels in groups:
+            c = zterm(OR(*sels))
+            changed.append(c)
+            out.append(z3.Implies(c, zterm(EQ(x_after, val))))
+        out.append(z3.Or(*changed, zterm(EQ(x_after, x_before))) if changed
+                   else zterm(EQ(x_after, x_before)))
+
+    for i in range(enc.n_inst):
+        for p in range(len(before.Z[i])):
+            slot(after.Z[i][p], before.Z[i][p], [(sel, st.Z[i][p]) for sel, st in options])
+        if before.T[i] is not None:
+            slot(after.T[i], before.T[i], [(sel, st.T[i]) for sel, st in options])
+    for name, xs in before.V.items():
+        for j in range(len(xs)):
+            slot(after.V[name][j], xs[j], [(sel, st.V[name][j]) for sel, st in options])
+    slot(after.term, before.term, [(sel, st.term) for sel, st in options])
+    return out
+
+
+def _choose(options: list[tuple[Any, Any]]) -> Any:
+    """The value of the chosen option: options (selector, value), identical values shared."""
+    groups: list[tuple[Any, list]] = []
+    for sel, v in options:
+        for val, sels in groups:
+            if _same_value(val, v):
+                sels.append(sel)
+                break
+        else:
+            groups.append((v, [sel]))
+    out = groups[-1][0]
+    for val, sels in reversed(groups[:-1]):
+        out = ITE(OR(*sels), val, out)
+    return out
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, z3.ExprRef) or isinstance(b, z3.ExprRef):
+        return isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef) and a.eq(b)
+    return type(a) is type(b) and a == b
+
+
+def select_state(enc: Any, options: list[tuple[Any, SymState]]) -> SymState:
+    """The state of the chosen option, slot by slot."""
+    first = options[0][1]
+    Z = [tuple(_choose([(sel, st.Z[i][p]) for sel, st in options])
+               for p in range(len(first.Z[i]))) for i in range(enc.n_inst)]
+    T = [None if first.T[i] is None else _choose([(sel, st.T[i]) for sel, st in options])
+         for i in range(enc.n_inst)]
+    V = {name: tuple(_choose([(sel, st.V[name][j]) for sel, st in options])
+                     for j in range(len(first.V[name]))) for name in first.V}
+    term = _choose([(sel, st.term) for sel, st in options])
+    return SymState(Z, T, [() for _ in range(enc.n_inst)], V, term)
+
+
+def bmc(game: model.Game, target: Callable[[Unroller, int], Any], clock: Clock,
+        max_depth: int = 60, defined_last: bool = True, min_depth: int = 0
+        ) -> tuple[str, Trace | None, int]:
+    """Shortest k with target(u, k) satisfiable: ('witness', trace, k), or
+    ('unknown', None, depth fully explored)."""
+    u = Unroller(game, clock)
+    for k in range(max_depth + 1):
+        while u.depth < k:
+            if clock.left() <= 0:
+                return "unknown", None, k
+            u.extend()
+        if k < min_depth:
+            continue
+        u.s.push()
+        r = u.check(target(u, k), defined_last)
+        if r == z3.sat:
+            m = u.s.model()
+            u.s.pop()
+            return "witness", u.trace(m), k
+        u.s.pop()
+        if r == z3.unknown:
+            return "unknown", None, k
+    return "unknown", None, max_depth + 1
+
+
+# ---------------------------------------------------------------------- reach
+def parse_condition(game: model.Game, text: str) -> ir.Expr:
+    from model.loader import parse_condition as parse
+
+    return parse(game.ir.file, text, players=game.players, variants=game.ir.chosen)
+
+
+def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
+          max_depth: int = 60) -> Result:
+    """The shortest action sequence from a (symbolic) deal to a state where `condition`
+    holds (evaluated without error)."""
+    clock = Clock(limit)
+    expr = parse_condition(game, condition) if isinstance(condition, str) else condition
+    shown = condition if isinstance(condition, str) else "the condition"
+    M = machine(game)
+
+    def target(u: Unroller, k: int) -> Any:
+        ctx = Ctx(f"q{k}")
+        cond = M.condition(expr, u.states[k], ctx)
+        return AND(cond, ctx.defined("undefined"), *ctx.assume)
+
+    try:
+        _, trace, k = bmc(game, target, clock, max_depth)
+    except Unsupported as exc:
+        return Result("reach", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        return Result("reach", "witness", f"{shown}: reached after {k} action(s)",
+                      clock.elapsed(), trace, k)
+    return Result("reach", "unknown", f"{shown}: not reachable within {k - 1} action(s) "
+                  f"from a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+
+
+# ---------------------------------------------------------------------- legal moves
+def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Every well-formed, non-terminal state within a round has a legal action."""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    try:
+        one = OneStep.build(M, in_round=True)
+    except Unsupported as exc:
+        return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = _solver(clock)
+    _add(s, *one.pre)
+    some = OR(*[AND(p.enabled, p.guard_ok) for p in one.parts])
+    r = _check(s, clock, NOT(some))
+    if r == z3.unsat:
+        return Result("legal_move", "proved", "in every well-formed, non-terminal state inside "
+                      "a round the player to act has a legal action", clock.elapsed())
+    if r == z3.unknown:
+        return Result("legal_move", "unknown", f"z3 gave up ({s.reason_unknown()})",
+                      clock.elapsed())
+    m = s.model()
+    cex = enc.describe(enc.evaluate(m, one.s))
+
+    def stuck(u: Unroller, k: int) -> Any:
+        return AND(NOT(u.states[k].term), *[NOT(x) for x in u.enabled_at(k)])
+
+    try:
+        _, trace, k = bmc(game, stuck, clock, max_depth)
+    except Unsupported as exc:
+        return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        last = trace.values[-1]["vars"]["active"][0]
+        return Result("legal_move", "witness", f"player {last} has no legal action after "
+                      f"{k} action(s) from a deal", clock.elapsed(), trace, k)
+    return Result("legal_move", "unknown", f"a well-formed state has no legal action ({cex}); "
+                  f"none is reachable within {k - 1} action(s) (unknown at bound {k})",
+                  clock.elapsed(), bound=k)
+
+
+# ---------------------------------------------------------------------- supply
+def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Can a shared zone be asked for more than it holds in a legal game?"""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    try:
+        one = OneStep.build(M, in_round=True)
+    except Unsupported as exc:
+        return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = _solver(clock)
+    _add(s, *one.pre)
+    # one step from any well-formed state: which sites can run short at all? Actions
+    # first, then the round transition from any well-formed state where a round ends.
+    sites: dict[str, list] = {}
+    for part in one.parts:
+        if part.enabled is False:
+            continue
+        ok = AND(part.enabled, *part.ctx.assume)
+        for site, cond in part.ctx.short:
+            sites.setdefault(site, []).append(AND(ok, cond))
+    possible = []
+    for site, conds in sites.items():
+        if _check(s, clock, OR(*conds)) != z3.unsat:
+            possible.append(site)
+    mid = enc.fresh_state("mid")
+    rctx = Ctx("round")
+    _, ends, _ = M.round_part(mid, rctx)
+    r2 = _solver(clock)
+    _add(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume)
+    round_sites: dict[str, list] = {}
+    for site, cond in rctx.short:
+        round_sites.setdefault(site, []).append(cond)
+    for site, conds in round_sites.items():
+        sites.setdefault(site, [])
+        if site not in possible and _check(r2, clock, OR(*conds)) != z3.unsat:
+            possible.append(site)
+    never = sorted(set(sites) - set(possible))
+    if not possible:
+        return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
+                      f"(sites: {', '.join(sorted(sites)) or 'none'})", clock.elapsed())
+
+    def short(u: Unroller, k: int) -> Any:
+        if k == 0:
+            return False
+        t = u.t
+        conds = []
+        for n, part in enumerate(t.parts):
+            if part.enabled is False:
+                continue
+            flags = [cnd for site, cnd in part.ctx.short if site in possible]
+            if flags:
+                conds.append(AND(t.sels[n], OR(*flags)))
+        conds += [cnd for site, cnd in t.rctx.short if site in possible]
+        prev = u.defined[k - 2] if k >= 2 else True
+        return AND(u.sub(k - 1, zterm(OR(*conds))), prev)
+
+    try:
+        _, trace, k = bmc(game, short, clock, max_depth, defined_last=False, min_depth=1)
+    except Unsupported as exc:
+        return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        return Result("supply", "witness", f"{_short_text(enc, trace)} after {k} action(s) "
+                      f"(never short: {', '.join(never) or 'none'})", clock.elapsed(), trace, k)
+    return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
+                  f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
+                  f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
+                  bound=k)
+
+
+def _short_text(enc: Any, trace: Trace) -> str:
+    """Which supply the witness's last step runs short, found by replaying it concretely."""
+    return f"a shared supply runs short at '{trace.actions[-1]}'"
+
+
+# ---------------------------------------------------------------------- round bound
+def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Each action inside a round makes the spec's round measure fall (staying >= 0), so a
+    round ends within the measure's value at the deal plus one action."""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    if game.ir.measure is None:
+        return _round_cycle(game, clock, max_depth, "the spec declares no round measure")
+    try:
+        one = OneStep.build(M, in_round=True)
+    except Unsupported as exc:
+        return Result("round_bound", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = _solver(clock)
+    _add(s, *one.pre)
+    mctx = Ctx("m")
+    m0 = M.measure(one.s, mctx)
+    _add(s, mctx.defined("undefined"))
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        from .symbolic import Exec
+        ctx = Ctx(f"e{n}")
+        ends = M.round_end(part.post, Exec(enc, ctx))
+        m1 = M.measure(part.post, ctx)
+        bad = AND(_step_ok(part), NOT(ends), *ctx.assume, ctx.defined("undefined"),
+                  NOT(AND(LE(0, m1), LT(m1, m0))))
+        r = _check(s, clock, bad)
+        if r == z3.sat:
+            m = s.model()
+            ev = model_value(m)
+            trace = _situation_trace(game, M, m, one, n, part.post, None)
+            finish(enc, trace)
+            why = (f"the round measure goes from {ev(m0)} to {ev(m1)} after "
+                   f"{trace.actions[0]} from the situation {enc.describe(trace.values[0])}")
+            return _round_cycle(game, clock, max_depth, why)
+        if r == z3.unknown:
+            return Result("round_bound", "unknown", f"z3 gave up ({s.reason_unknown()})",
+                          clock.elapsed())
+    # the measure at a deal, maximised (first round and any later one)
+    best = _max_measure(game, M, clock)
+    if best is None:
+        return Result("round_bound", "proved", "every action inside a round lowers the round "
+                      "measure; its value at a deal could not be bounded", clock.elapsed())
+    return Result("round_bound", "proved", f"every action inside a round lowers the round "
+                  f"measure, which is at most {best} at a deal: a round lasts at most {best + 1} "
+                  "actions", clock.elapsed(), bound=best + 1)
+
+
+def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
+    enc = M.enc
+    o = z3.Optimize()
+    o.set("timeout", clock.ms())
+    ctx = Ctx("d")
+    # a round start from any well-formed state (this covers the first deal too, whose
+    # pre-deal state is well-formed)
+    before = enc.fresh_state("b")
+    start = M.between_rounds(before, ctx)
+    mctx = Ctx("dm")
+    value = M.measure(start, mctx)
+    for c in [enc.wf(before), *ctx.assume, ctx.defined("undefined"), mctx.defined("undefined")]:
+        if c is not True:
+            o.add(zterm(c))
+    h = o.maximize(zterm(value))
+    if o.check() != z3.sat:
+        return None
+    v = h.value()
+    return v.as_long() if z3.is_int_value(v) else None
+
+
+def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Result:
+    """A state that repeats within one round: a round that need not end."""
+    enc = machine(game).enc
+
+    def cycle(u: Unroller, k: int) -> Any:
+        outs = []
+        for i in range(k):
+            same_round = AND(*[NOT(u.sub(j, zterm(u.t.ends))) for j in range(i, k)])
+            outs.append(AND(same_round, enc.equal(u.states[i], u.states[k])))
+        return OR(*outs)
+
+    try:
+        _, trace, k = bmc(game, cycle, clock, max_depth, min_depth=1)
+    except Unsupported as exc:
+        return Result("round_bound", "unknown", f"{why}; not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        return Result("round_bound", "witness", f"{why}; a round can cycle: the state after "
+                      f"{k} actions repeats an earlier one", clock.elapsed(), trace, k)
+    return Result("round_bound", "unknown", f"{why}; no cycle inside a round within {k - 1} "
+                  f"actions of a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+
+
+# ---------------------------------------------------------------------- game cycles
+def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60) -> Result:
+    """A game that comes back to the same round start, so can be played forever."""
+    clock = Clock(limit)
+    enc = machine(game).enc
+    skip = frozenset(n for n in ("round",) if not enc.reads_var(n))
+
+    def cycle(u: Unroller, k: int) -> Any:
+        outs = []
+        for i in range(k):
+            outs.append(AND(u.round_start[i], enc.equal(u.states[i], u.states[k], skip)))
+        return AND(u.round_start[k], NOT(u.states[k].term), OR(*outs))
+
+    try:
+        _, trace, k = bmc(game, cycle, clock, max_depth, min_depth=1)
+    except Unsupported as exc:
+        return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        first = next(i for i, v in enumerate(trace.values)
+                     if _same_start(enc, v, trace.values[-1], skip))
+        return Result("game_cycle", "witness", f"the round start after action {first} comes "
+                      f"back after action {k}: those rounds can repeat forever",
+                      clock.elapsed(), trace, k)
+    return Result("game_cycle", "unknown", f"no round start repeats within {k - 1} actions of "
+                  f"a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+
+
+def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
+    return (a["zones"] == b["zones"] and a["terminal"] == b["terminal"]
+            and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))
+
+
+# ---------------------------------------------------------------------- agreement
+def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: float = TIME_LIMIT,
+              max_steps: int = 400) -> Result:
+    """Random concrete transitions satisfy the z3 transition relation: in each visited
+    state the z3 guards give exactly the concrete legal actions, and the concrete successor
+    is a z3 successor. A difference raises `Disagreement`."""
+    clock = Clock(limit)
+    M = machine(game)
+    alts = M.alts()
+    checked = 0
+    for g in range(seed, seed + games):
+        rng = random.Random(g)
+        state = game.initial_state(g)
+        steps = 0
+        while not state.is_terminal and steps < max_steps and clock.left() > 0:
+            actions = state.legal_actions()
+            action = actions[rng.randrange(len(actions))]
+            nxt = state.apply(action)
+            check_transition(game, M, state, action, nxt, alts)
+            state = nxt
+            steps += 1
+            checked += 1
+    return Result("agreement", "proved", f"{checked} random concrete transitions satisfy the z3 "
+                  "transition relation (legal actions and successors)", clock.elapsed(),
+                  bound=checked)
+
+
+def check_transition(game: model.Game, M: Machine, state: model.State, action: model.Action,
+                     nxt: model.State, alts: Sequence[Any] | None = None) -> None:
+    enc = M.enc
+    pre = enc.from_concrete(state)
+    legal = set(state.legal_actions())
+    found = set()
+    chosen = None
+    for n, alt in enumerate(alts or M.alts()):
+        part = M.action_part(pre, alt, f"t{n}")
+        if part.enabled is False:
+            continue
+        if part.enabled is not True or not all(isinstance(x, int) for x in part.args):
+            raise Disagreement(f"the guard of {game.ir.actions[alt.action].name} does not "
+                               "evaluate to a constant on a concrete state")
+        act = game.action(alt.action, tuple(part.args))
+        found.add(act)
+        if act == action:
+            chosen = part
+    if found != legal:
+        raise Disagreement(f"legal actions differ: concrete {sorted(map(str, legal))}, z3 "
+                           f"{sorted(map(str, found))}")
+    assert chosen is not None
+    rctx = chosen.ctx
+    post, _, _ = M.round_part(chosen.post, rctx)
+    s = z3.Solver()
+    _add(s, *rctx.assume, rctx.defined("undefined"), enc.equal(post, enc.from_concrete(nxt)))
+    if s.check() != z3.sat:
+        raise Disagreement(f"the concrete successor of {action} is not a z3 successor "
+                           f"(state {state.to_dict()})")
+
+
+# ---------------------------------------------------------------------- all
+QUERIES: dict[str, Callable[..., Result]] = {
+    "conservation": conservation,
+    "legal_move": legal_move,
+    "supply": supply,
+    "round_bound": round_bound,
+    "game_cycle": game_cycle,
+    "agreement": agreement,
+}
+
+DESCRIPTIONS = {
+    "conservation": "inductive: every action keeps every kind's count, from every well-formed state",
+    "legal_move": "every well-formed non-terminal state in a round has a legal action",
+    "supply": "no shared supply is asked for more than it holds in a legal game",
+    "round_bound": "the round measure falls with every action: a round ends within a bound",
+    "game_cycle": "no cycle of rounds makes a game endless",
+    "agreement": "random concrete transitions satisfy the z3 transition relation",
+}
+
+
+def run_all(game: model.Game, limit: float = TIME_LIMIT, only: Sequence[str] | None = None
+            ) -> list[Result]:
+    out = []
+    for name, fn in QUERIES.items():
+        if only and name not in only:
+            continue
+        t0 = time.perf_counter()
+        try:
+            res = fn(game, limit=limit)
+        except Unsupported as exc:
+            res = Result(name, "unknown", f"not encoded: {exc}")
+        res.seconds = time.perf_counter() - t0
+        out.append(res)
+    return out
