@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import random
 import time
-import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,13 +34,13 @@ from model import ir
 from .symbolic import (
     AND,
     EQ,
-    ITE,
     LE,
     LT,
     NOT,
     OR,
     Ctx,
     Event,
+    Exec,
     Machine,
     StepPart,
     SymState,
@@ -108,7 +107,9 @@ def _add(s: z3.Solver, *xs: Any) -> None:
 _MACHINES: dict[tuple, Machine] = {}
 
 
-def machine(game: model.Game, split_actor: bool = True, split_params: bool = True) -> Machine:
+def machine(game: model.Game, split_actor: bool = True, split_params: bool = False) -> Machine:
+    """The game's z3 machine (cached). By default an action instance per actor, with its
+    parameters symbolic; the agreement check wants concrete parameters instead."""
     key = (id(game), split_actor, split_params)
     m = _MACHINES.get(key)
     if m is None or m.g is not game.ir:
@@ -130,11 +131,11 @@ class OneStep:
     @classmethod
     def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
         enc = M.enc
-        s = enc.fresh_state("s")
+        t = template(M)
+        s = t.sin
         ctx = Ctx("pre")
         pre = [enc.wf(s), NOT(s.term)]
         if in_round:
-            from .symbolic import Exec
             ends = M.round_end(s, Exec(enc, ctx))
             pre.append(NOT(ends))
             pre.append(ctx.defined())
@@ -142,8 +143,7 @@ class OneStep:
             pre.append(M.invariants(s, ctx))
             pre.append(ctx.defined())
         pre.extend(ctx.assume)
-        parts = [M.action_part(s, alt, f"a{n}") for n, alt in enumerate(M.alts())]
-        return cls(M, s, pre, parts)
+        return cls(M, s, pre, t.parts)
 
     def after(self, n: int) -> tuple[SymState, Any, Any, Ctx]:
         """The state after alternative n's action and any round transition it triggers."""
@@ -303,6 +303,108 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
                   f"{enc.K} kinds' counts from every well-formed state{extra}", clock.elapsed())
 
 
+# ---------------------------------------------------------------------- invariants
+_INDUCTIVE: dict[int, bool] = {}
+
+
+def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
+    """The spec's invariants, with the type invariant and "no round-end condition holds",
+    are inductive: true at every deal, and kept by every transition into a non-terminal
+    state. Then they hold in every reachable state, and other proofs may assume them."""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    names = [c.name for c in game.ir.invariants]
+
+    def holds(st: SymState, ctx: Ctx) -> Any:
+        ex = Exec(enc, ctx)
+        return AND(enc.wf(st), NOT(M.round_end(st, ex)), M.invariants(st, ctx))
+
+    def which(m: z3.ModelRef, st: SymState) -> str:
+        ev = model_value(m)
+        bad = []
+        if not ev(enc.wf(st)):
+            bad.append("the type invariant")
+        ctx = Ctx("w")
+        if ev(M.round_end(st, Exec(enc, ctx))):
+            bad.append("a round-end condition holds")
+        for c in game.ir.invariants:
+            if not ev(M.condition(c.expr, st, Ctx("w"))):
+                bad.append(c.name)
+        return ", ".join(bad) or "an invariant cannot be evaluated"
+
+    try:
+        # at the deal
+        ctx0 = Ctx("init")
+        s0 = M.initial(ctx0)
+        qctx = Ctx("q0")
+        q0 = holds(s0, qctx)
+        s = _solver(clock)
+        _add(s, *ctx0.assume, ctx0.defined("undefined"), *qctx.assume)
+        r = _check(s, clock, OR(NOT(q0), qctx.failing("undefined")))
+        if r == z3.sat:
+            m = s.model()
+            return Result("invariants", "witness", f"fails at a deal: {which(m, s0)} "
+                          f"({enc.describe(enc.evaluate(m, s0))})", clock.elapsed())
+        if r == z3.unknown:
+            return Result("invariants", "unknown", "z3 gave up at the deal", clock.elapsed())
+        # kept by every action
+        one = OneStep.build(M, in_round=True, invariants=True)
+        s = _solver(clock)
+        _add(s, *one.pre)
+        for n, part in enumerate(one.parts):
+            if part.enabled is False:
+                continue
+            ctx = Ctx(f"i{n}")
+            ends = M.round_end(part.post, Exec(enc, ctx))
+            keep = holds(part.post, ctx)
+            bad = OR(AND(NOT(ends), NOT(keep)), AND(ends, NOT(enc.wf(part.post))),
+                     ctx.failing("undefined"))
+            r = _check(s, clock, AND(_step_ok(part), *ctx.assume, bad))
+            if r == z3.sat:
+                m = s.model()
+                trace = _situation_trace(game, M, m, one, n, None, None)
+                return Result("invariants", "witness",
+                              f"not inductive: {which(m, part.post)} after "
+                              f"{game.ir.actions[part.alt.action].name} by player "
+                              f"{part.alt.actor} from {enc.describe(trace.values[0])}",
+                              clock.elapsed())
+            if r == z3.unknown:
+                return Result("invariants", "unknown", "z3 gave up", clock.elapsed())
+        # and by the round transition, from any well-formed state where a round ends
+        mid = enc.fresh_state("mid")
+        rctx = Ctx("round")
+        ends, over, _, s_next = M.round_outcomes(mid, rctx)
+        qctx = Ctx("qn")
+        keep = holds(s_next, qctx)
+        s = _solver(clock)
+        _add(s, enc.wf(mid), NOT(mid.term), ends, NOT(over), *rctx.assume,
+             rctx.defined("undefined"), *qctx.assume)
+        r = _check(s, clock, OR(NOT(keep), qctx.failing("undefined")))
+        if r == z3.sat:
+            m = s.model()
+            return Result("invariants", "witness", "not inductive: after a round transition "
+                          f"{which(m, s_next)} (from {enc.describe(enc.evaluate(m, mid))})",
+                          clock.elapsed())
+        if r == z3.unknown:
+            return Result("invariants", "unknown", "z3 gave up on the round transition",
+                          clock.elapsed())
+    except Unsupported as exc:
+        return Result("invariants", "unknown", f"not encoded: {exc}", clock.elapsed())
+    _INDUCTIVE[id(M)] = True
+    return Result("invariants", "proved", f"inductive, so true in every reachable state: "
+                  f"{', '.join(names) or 'no declared invariants'} (with the type invariant "
+                  "and no round-end condition between actions)", clock.elapsed())
+
+
+def _assume_invariants(game: model.Game, clock: Clock) -> bool:
+    """Whether the spec's invariants are proved inductive (proving them if not yet tried)."""
+    M = machine(game)
+    if id(M) not in _INDUCTIVE:
+        _INDUCTIVE[id(M)] = invariants(game, limit=max(clock.left() / 2, 1.0)).status == "proved"
+    return _INDUCTIVE[id(M)]
+
+
 # ---------------------------------------------------------------------- BMC
 class StepTemplate:
     """One transition (action, then any round transition) over template variables, built
@@ -347,15 +449,21 @@ class StepTemplate:
         return pairs
 
 
+_TEMPLATES: dict[int, StepTemplate] = {}
+
+
+def template(M: Machine) -> StepTemplate:
+    if id(M) not in _TEMPLATES:
+        _TEMPLATES[id(M)] = StepTemplate(M)
+    return _TEMPLATES[id(M)]
+
+
 class Unroller:
     """Bounded model checking from the symbolic deal (Game.initial_state)."""
 
-    _templates: typing.ClassVar[dict[int, StepTemplate]] = {}
-
-    def __init__(self, game: model.Game, clock: Clock, split_actor: bool = True,
-                 split_params: bool = False) -> None:
+    def __init__(self, game: model.Game, clock: Clock) -> None:
         self.game = game
-        self.M = M = machine(game, split_actor, split_params)
+        self.M = M = machine(game)
         self.enc = M.enc
         self.clock = clock
         self.s = _solver(clock)
@@ -368,9 +476,7 @@ class Unroller:
         self.maps: list[list] = []
         self.defined: list[Any] = []
         self.round_start: list[Any] = [True]  # s_k begins a round
-        if id(M) not in Unroller._templates:
-            Unroller._templates[id(M)] = StepTemplate(M)
-        self.t = Unroller._templates[id(M)]
+        self.t = template(M)
 
     @property
     def depth(self) -> int:
@@ -412,9 +518,23 @@ class Unroller:
             extra.append(self.defined[-1])
         return _check(self.s, self.clock, *extra)
 
+    def sub_many(self, k: int, xs: list) -> list:
+        """Several template terms in step k's variables, with one substitution (each call
+        marshals the whole mapping, so batching matters)."""
+        terms = [zterm(x) for x in xs]
+        if not terms:
+            return []
+        probes = [z3.Const(f"probe{i}", t.sort()) == t for i, t in enumerate(terms)]
+        done = z3.substitute(z3.And(*probes), self.maps[k]) if len(probes) > 1 else \
+            z3.substitute(probes[0], self.maps[k])
+        eqs = done.children() if len(probes) > 1 else [done]
+        return [e.arg(1) for e in eqs]
+
     def chosen(self, m: z3.ModelRef, k: int) -> int:
         ev = model_value(m)
-        return next(n for n, sel in self.t.sels.items() if ev(self.sub(k, sel)))
+        items = list(self.t.sels.items())
+        vals = self.sub_many(k, [sel for _, sel in items])
+        return next(n for (n, _), v in zip(items, vals, strict=True) if ev(v))
 
     def trace(self, m: z3.ModelRef, steps: int | None = None) -> Trace:
         enc = self.enc
@@ -425,25 +545,41 @@ class Unroller:
         for k in range(steps):
             n = self.chosen(m, k)
             part = self.t.parts[n]
-            args = tuple(ev(self.sub(k, zterm(x))) for x in part.args)
+            evs = part.ctx.events + self.t.rctx.events
+            flat: list = list(part.args)
+            for e in evs:
+                flat.append(e.guard)
+                _flatten(e.args, flat)
+            subbed = iter(self.sub_many(k, [x for x in flat if isinstance(x, z3.ExprRef)]))
+            done = [next(subbed) if isinstance(x, z3.ExprRef) else x for x in flat]
+            it = iter(done)
+            args = tuple(ev(next(it)) for _ in part.args)
+            renamed = []
+            for e in evs:
+                guard = next(it)
+                renamed.append(Event(guard, e.op, _rebuild(e.args, it)))
             actions.append(self.game.action(part.alt.action, args))
             values.append(enc.evaluate(m, self.states[k + 1]))
-            evs = [Event(self.sub(k, zterm(e.guard)), e.op, _sub_args(self, k, e.args))
-                   for e in part.ctx.events + self.t.rctx.events]
-            events.append(events_in_model(m, evs))
+            events.append(events_in_model(m, renamed))
         return finish(enc, Trace(self.game, "deal", actions, values, events))
 
 
-def _sub_args(u: Unroller, k: int, args: tuple) -> tuple:
-    def one(x: Any) -> Any:
-        if isinstance(x, tuple):
-            return tuple(one(y) for y in x)
-        if isinstance(x, list):
-            return [one(y) for y in x]
-        if isinstance(x, z3.ExprRef):
-            return u.sub(k, x)
-        return x
-    return tuple(one(a) for a in args)
+def _flatten(x: Any, out: list) -> None:
+    if isinstance(x, tuple | list):
+        for y in x:
+            _flatten(y, out)
+    elif x is not None:
+        out.append(x)
+
+
+def _rebuild(x: Any, it: Any) -> Any:
+    if isinstance(x, tuple):
+        return tuple(_rebuild(y, it) for y in x)
+    if isinstance(x, list):
+        return [_rebuild(y, it) for y in x]
+    if x is None:
+        return None
+    return next(it)
 
 
 def frame_constraints(enc: Any, before: SymState, after: SymState,
@@ -483,51 +619,31 @@ def frame_constraints(enc: Any, before: SymState, after: SymState,
     return out
 
 
-def _choose(options: list[tuple[Any, Any]]) -> Any:
-    """The value of the chosen option: options (selector, value), identical values shared."""
-    groups: list[tuple[Any, list]] = []
-    for sel, v in options:
-        for val, sels in groups:
-            if _same_value(val, v):
-                sels.append(sel)
-                break
-        else:
-            groups.append((v, [sel]))
-    out = groups[-1][0]
-    for val, sels in reversed(groups[:-1]):
-        out = ITE(OR(*sels), val, out)
-    return out
-
-
 def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, z3.ExprRef) or isinstance(b, z3.ExprRef):
         return isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef) and a.eq(b)
     return type(a) is type(b) and a == b
 
 
-def select_state(enc: Any, options: list[tuple[Any, SymState]]) -> SymState:
-    """The state of the chosen option, slot by slot."""
-    first = options[0][1]
-    Z = [tuple(_choose([(sel, st.Z[i][p]) for sel, st in options])
-               for p in range(len(first.Z[i]))) for i in range(enc.n_inst)]
-    T = [None if first.T[i] is None else _choose([(sel, st.T[i]) for sel, st in options])
-         for i in range(enc.n_inst)]
-    V = {name: tuple(_choose([(sel, st.V[name][j]) for sel, st in options])
-                     for j in range(len(first.V[name]))) for name in first.V}
-    term = _choose([(sel, st.term) for sel, st in options])
-    return SymState(Z, T, [() for _ in range(enc.n_inst)], V, term)
+@attrs.define
+class Found:
+    """What a bounded search found: a witness at depth k, or the depth fully explored."""
+
+    trace: Trace | None
+    k: int
+    u: Unroller | None = None
+    model: z3.ModelRef | None = None
 
 
 def bmc(game: model.Game, target: Callable[[Unroller, int], Any], clock: Clock,
-        max_depth: int = 60, defined_last: bool = True, min_depth: int = 0
-        ) -> tuple[str, Trace | None, int]:
-    """Shortest k with target(u, k) satisfiable: ('witness', trace, k), or
-    ('unknown', None, depth fully explored)."""
+        max_depth: int = 60, defined_last: bool = True, min_depth: int = 0) -> Found:
+    """The shortest k with target(u, k) satisfiable, its trace replayed on the concrete
+    model; or, with no trace, the depth up to which none exists."""
     u = Unroller(game, clock)
     for k in range(max_depth + 1):
         while u.depth < k:
             if clock.left() <= 0:
-                return "unknown", None, k
+                return Found(None, k)
             u.extend()
         if k < min_depth:
             continue
@@ -536,11 +652,11 @@ def bmc(game: model.Game, target: Callable[[Unroller, int], Any], clock: Clock,
         if r == z3.sat:
             m = u.s.model()
             u.s.pop()
-            return "witness", u.trace(m), k
+            return Found(u.trace(m), k, u, m)
         u.s.pop()
         if r == z3.unknown:
-            return "unknown", None, k
-    return "unknown", None, max_depth + 1
+            return Found(None, k)
+    return Found(None, max_depth + 1)
 
 
 # ---------------------------------------------------------------------- reach
@@ -565,7 +681,8 @@ def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
         return AND(cond, ctx.defined("undefined"), *ctx.assume)
 
     try:
-        _, trace, k = bmc(game, target, clock, max_depth)
+        found = bmc(game, target, clock, max_depth)
+        trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("reach", "unknown", f"not encoded: {exc}", clock.elapsed())
     if trace is not None:
@@ -602,7 +719,8 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
         return AND(NOT(u.states[k].term), *[NOT(x) for x in u.enabled_at(k)])
 
     try:
-        _, trace, k = bmc(game, stuck, clock, max_depth)
+        found = bmc(game, stuck, clock, max_depth)
+        trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
     if trace is not None:
@@ -672,21 +790,32 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
         return AND(u.sub(k - 1, zterm(OR(*conds))), prev)
 
     try:
-        _, trace, k = bmc(game, short, clock, max_depth, defined_last=False, min_depth=1)
+        found = bmc(game, short, clock, max_depth, defined_last=False, min_depth=1)
+        trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
     if trace is not None:
-        return Result("supply", "witness", f"{_short_text(enc, trace)} after {k} action(s) "
-                      f"(never short: {', '.join(never) or 'none'})", clock.elapsed(), trace, k)
+        what = _short_sites(found, possible)
+        return Result("supply", "witness", f"{what} at '{trace.actions[-1]}' after {k} action(s) "
+                      f"of a legal game (never short: {', '.join(never) or 'none'})",
+                      clock.elapsed(), trace, k)
     return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
                   f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
                   f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
                   bound=k)
 
 
-def _short_text(enc: Any, trace: Trace) -> str:
-    """Which supply the witness's last step runs short, found by replaying it concretely."""
-    return f"a shared supply runs short at '{trace.actions[-1]}'"
+def _short_sites(found: Found, sites: list[str]) -> str:
+    """Which supplies the witness's last step asks for more than they hold."""
+    u, m, k = found.u, found.model, found.k
+    assert u is not None and m is not None
+    ev = model_value(m)
+    t = u.t
+    n = u.chosen(m, k - 1)
+    flags = [(site, cond) for site, cond in t.parts[n].ctx.short + t.rctx.short if site in sites]
+    vals = u.sub_many(k - 1, [cond for _, cond in flags])
+    hit = sorted({site for (site, _), v in zip(flags, vals, strict=True) if ev(v)})
+    return " and ".join(hit) + (" runs" if len(hit) == 1 else " run") + " short"
 
 
 # ---------------------------------------------------------------------- round bound
@@ -698,8 +827,9 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     enc = M.enc
     if game.ir.measure is None:
         return _round_cycle(game, clock, max_depth, "the spec declares no round measure")
+    assumed = _assume_invariants(game, clock)
     try:
-        one = OneStep.build(M, in_round=True)
+        one = OneStep.build(M, in_round=True, invariants=assumed)
     except Unsupported as exc:
         return Result("round_bound", "unknown", f"not encoded: {exc}", clock.elapsed())
     s = _solver(clock)
@@ -710,7 +840,6 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     for n, part in enumerate(one.parts):
         if part.enabled is False:
             continue
-        from .symbolic import Exec
         ctx = Ctx(f"e{n}")
         ends = M.round_end(part.post, Exec(enc, ctx))
         m1 = M.measure(part.post, ctx)
@@ -733,9 +862,10 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     if best is None:
         return Result("round_bound", "proved", "every action inside a round lowers the round "
                       "measure; its value at a deal could not be bounded", clock.elapsed())
+    using = " (using the spec's invariants, proved inductive)" if assumed else ""
     return Result("round_bound", "proved", f"every action inside a round lowers the round "
-                  f"measure, which is at most {best} at a deal: a round lasts at most {best + 1} "
-                  "actions", clock.elapsed(), bound=best + 1)
+                  f"measure{using}, which is at most {best} at a deal: a round lasts at most "
+                  f"{best + 1} actions", clock.elapsed(), bound=best + 1)
 
 
 def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
@@ -771,7 +901,8 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Re
         return OR(*outs)
 
     try:
-        _, trace, k = bmc(game, cycle, clock, max_depth, min_depth=1)
+        found = bmc(game, cycle, clock, max_depth, min_depth=1)
+        trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("round_bound", "unknown", f"{why}; not encoded: {exc}", clock.elapsed())
     if trace is not None:
@@ -795,7 +926,8 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60)
         return AND(u.round_start[k], NOT(u.states[k].term), OR(*outs))
 
     try:
-        _, trace, k = bmc(game, cycle, clock, max_depth, min_depth=1)
+        found = bmc(game, cycle, clock, max_depth, min_depth=1)
+        trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
     if trace is not None:
@@ -820,7 +952,7 @@ def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: float = TI
     state the z3 guards give exactly the concrete legal actions, and the concrete successor
     is a z3 successor. A difference raises `Disagreement`."""
     clock = Clock(limit)
-    M = machine(game)
+    M = machine(game, split_params=True)
     alts = M.alts()
     checked = 0
     for g in range(seed, seed + games):
@@ -874,6 +1006,7 @@ def check_transition(game: model.Game, M: Machine, state: model.State, action: m
 # ---------------------------------------------------------------------- all
 QUERIES: dict[str, Callable[..., Result]] = {
     "conservation": conservation,
+    "invariants": invariants,
     "legal_move": legal_move,
     "supply": supply,
     "round_bound": round_bound,
@@ -883,6 +1016,7 @@ QUERIES: dict[str, Callable[..., Result]] = {
 
 DESCRIPTIONS = {
     "conservation": "inductive: every action keeps every kind's count, from every well-formed state",
+    "invariants": "the spec's invariants are inductive (so hold in every reachable state)",
     "legal_move": "every well-formed non-terminal state in a round has a legal action",
     "supply": "no shared supply is asked for more than it holds in a legal game",
     "round_bound": "the round measure falls with every action: a round ends within a bound",

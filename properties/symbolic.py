@@ -587,10 +587,12 @@ class Ctx:
     def require(self, ok: Any, what: str) -> None:
         self.fail_if(NOT(ok), what)
 
-    def shortage(self, site: str, cond: Any) -> None:
+    def shortage(self, site: str, zone: str, cond: Any) -> None:
+        """`site` (effect@line) asks zone `zone` for more than it holds when `cond`."""
         c = AND(self.path, cond)
         if c is not False:
-            self.short.append((site, c))
+            fn, _, line = site.partition("@")
+            self.short.append((f"{fn} from {zone} (spec line {line})", c))
 
     def fresh(self, what: str) -> Any:
         self._n += 1
@@ -1071,7 +1073,7 @@ class Exec:
         total = enc.total(st, i)
         self.ctx.require(LT(0, total), f"undefined: taking from the empty pile {enc.inst_name(i)}")
         if enc.shared(i):
-            self.ctx.shortage(site, EQ(total, 0))
+            self.ctx.shortage(site, enc.inst_name(i), EQ(total, 0))
         k = st.T[i]
         st = st.copy()
         st.Z[i] = tuple(c - B2I(EQ(k, kk)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
@@ -1107,7 +1109,7 @@ class Exec:
         have = self.kcount(st, i, k)
         self.ctx.require(LE(1, have), f"undefined: no such item in {enc.inst_name(i)}")
         if enc.shared(i):
-            self.ctx.shortage(site, LT(have, 1))
+            self.ctx.shortage(site, enc.inst_name(i), LT(have, 1))
         was_top = EQ(k, st.T[i])
         st = st.copy()
         st.Z[i] = tuple(c - B2I(EQ(k, kk)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
@@ -1285,7 +1287,7 @@ class Exec:
         have = self.kcount(st, i, k)
         ctx.require(LE(n, have), f"undefined: not enough items in {enc.inst_name(i)}")
         if enc.shared(i):
-            ctx.shortage(site, LT(have, n))
+            ctx.shortage(site, enc.inst_name(i), LT(have, n))
         st = self.add_kind(st, i, k, -n)
         if enc.inst_pile[j]:
             return self.push(st, j, k, n)
@@ -1412,7 +1414,7 @@ class Exec:
         total = enc.total(st, i)
         ctx.require(LE(n * enc.P, total), f"undefined: dealing {n} each from {enc.inst_name(i)}")
         if enc.shared(i):
-            ctx.shortage(site, LT(total, n * enc.P))
+            ctx.shortage(site, enc.inst_name(i), LT(total, n * enc.P))
         if n == 0:
             return st
         if st.S[i] or n * enc.P <= 2:
@@ -1479,7 +1481,7 @@ class Exec:
             st = self.add_kind(st, j, k, m)
             left = left - m * v
         if enc.shared(i):
-            self.ctx.shortage(site, LT(0, left))
+            self.ctx.shortage(site, enc.inst_name(i), LT(0, left))
         result.append(left)
         return st
 
@@ -1503,7 +1505,7 @@ class Exec:
                 st = self.add_kind(st, j, big, -m)
                 st = self.add_kind(st, i, big, m)
                 if enc.shared(j):
-                    self.ctx.shortage(site, AND(LE(need, self.kcount(st, i, small)),
+                    self.ctx.shortage(site, enc.inst_name(j), AND(LE(need, self.kcount(st, i, small)),
                                                 EQ(self.kcount(st, j, big), 0)))
         return st
 
