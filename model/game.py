@@ -173,7 +173,7 @@ def _template(a: ir.ActionDecl) -> tuple[re.Pattern[str], list[str]]:
     for part in re.split(r"(\{[^}]*\})", " ".join(a.say.split())):
         if part.startswith("{"):
             names.append(part[1:-1])
-            out += r"(\S+)"
+            out += rf"(?P<{part[1:-1]}>\S+)"
         else:
             out += re.escape(part)
     return re.compile(out), names
