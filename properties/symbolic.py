@@ -190,6 +190,8 @@ def DIV(a: Any, b: Any) -> Any:
     """Floor division by a positive divisor."""
     if isinstance(a, int) and isinstance(b, int):
         return a // b
+    if isinstance(b, int) and b == 1:
+        return a
     return zterm(a) / zterm(b)
 
 

@@ -309,16 +309,25 @@ class Trace:
             del v
         return "\n".join(lines)
 
-    def to_replay(self) -> dict:
+    def to_replay(self, note: str = "") -> dict:
         """A replay file's data (properties.trace format, with the shuffle outcomes)."""
+        from pathlib import Path
+
+        from model.schema import SPEC_DIR
+
         g = self.game
-        data: dict[str, Any] = {"spec": g.ir.file, "players": g.players, "seed": 0,
+        spec = g.ir.file
+        if Path(spec).resolve() == (SPEC_DIR / f"{g.id}.yaml").resolve():
+            spec = g.id
+        data: dict[str, Any] = {"spec": spec, "players": g.players, "seed": 0,
                                 "variants": dict(g.ir.chosen),
                                 "actions": [str(a) for a in self.actions]}
         names = g.kind_names
         data["shuffles"] = [[names[k] for k in order] for order in self.shuffles]
         if self.situation is not None:
             data["situation"] = self.situation
+        if note:
+            data["note"] = note
         return data
 
 
