@@ -59,17 +59,36 @@ def read_replay(path: Path) -> dict[str, Any]:
 
     doc = read_yaml(path)
     data = doc.data
-    if not isinstance(data, dict) or not {"spec", "players", "seed", "actions"} <= set(data):
-        raise SpecError(Where(str(path)), "a replay file has spec, players, seed and actions")
+    if not isinstance(data, dict) or not {"spec", "players", "actions"} <= set(data) or not (
+            "seed" in data or "shuffles" in data):
+        raise SpecError(Where(str(path)), "a replay file has spec, players, actions, and a seed "
+                                          "or recorded shuffles")
     return data
+
+
+def start(game: Game, data: dict[str, Any]) -> tuple[State, Any]:
+    """The first state of a replay and the chance to play it with.
+
+    A replay from random play has a seed. A z3 witness instead records its `shuffles`
+    (each a pile bottom to top, by kind name) and may start from a `situation`.
+    """
+    from model.chance import ScriptedChance
+
+    chance = None
+    if data.get("shuffles") is not None:
+        index = {n: i for i, n in enumerate(game.kind_names)}
+        chance = ScriptedChance([[index[str(k)] for k in order] for order in data["shuffles"]])
+    if data.get("situation") is not None:
+        return game.state_from_dict(data["situation"], "<replay situation>"), chance
+    return game.initial_state(data.get("seed", 0), chance), chance
 
 
 def replay(data: dict[str, Any]) -> tuple[Game, list[State]]:
     """All the states of a replay, from the deal on; raises IllegalAction at a bad step."""
     game = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    state = game.initial_state(data["seed"])
+    state, chance = start(game, data)
     states = [state]
     for text in data["actions"]:
-        state = state.apply(game.parse_action(str(text)))
+        state = state.apply(game.parse_action(str(text)), chance)
         states.append(state)
     return game, states
