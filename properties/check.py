@@ -24,14 +24,14 @@ class Row:
     game: str
     players: int
     property: str
-    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / error
+    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / unknown / error
     detail: str
     finding: Finding | None = None
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return self.status in ("holds", "expected failure")
+        return self.status in ("holds", "expected failure", "unknown")
 
 
 def expectation_for(g: ir.GameIR, prop: str) -> ir.Expectation | None:

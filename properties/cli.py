@@ -1,4 +1,4 @@
-"""The `rulespec` command line: play, legal, check, bench, replay, show-code.
+"""The `rulespec` command line: play, legal, check, query, bench, replay, show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
 situation file or bad arguments. A user's mistake is one clear line on stderr, never a
@@ -158,9 +158,13 @@ def _short(value: object) -> str:
               help="Only these player counts (repeatable); default: every supported count.")
 @click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
               show_default=True, help="Where to write a replay file for each failure.")
+@click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
+              help="Also run the z3 queries (proofs over all states, witnesses).")
+@click.option("--z3-timeout", type=float, default=30.0, show_default=True,
+              help="Seconds per z3 query.")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
-          replays: Path, variants: tuple[str, ...]) -> None:
+          replays: Path, use_z3: bool, z3_timeout: float, variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
     Exit 0 when all hold (or fail as the spec expects), 1 when a property fails, 2 for
@@ -175,6 +179,18 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
                                       variants=_variants(variants),
                                       progress=lambda m: click.echo(m, err=True))
         rows.extend(spec_rows)
+        if use_z3:
+            from .z3check import z3_rows
+
+            counts = sorted({r.players for r in spec_rows if r.players})
+            z_rows, z_results = z3_rows(spec, counts, variants=_variants(variants),
+                                        limit=z3_timeout, progress=lambda m: click.echo(m, err=True))
+            rows.extend(z_rows)
+            for zr, res in zip(z_rows, z_results, strict=True):
+                if not zr.ok and res.trace is not None:
+                    path = replays / f"{zr.game}-{zr.players}p-{zr.property}.yaml"
+                    _write_witness(path, res.trace, f"{zr.property}: {res.detail}")
+                    click.echo(f"replay: {path} (rulespec replay {path})", err=True)
         g = model.load_ir(spec, players=max(r.players for r in spec_rows) or 2,
                           variants=_variants(variants))
         unused = [a.name for a in g.actions if fired[a.name] == 0]
@@ -193,6 +209,48 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "
                f"in {time.perf_counter() - t0:.1f} s")
     sys.exit(1 if failed else 0)
+
+
+def _write_witness(path: Path, trace: object, note: str = "") -> None:
+    data = trace.to_replay(note)  # type: ignore[attr-defined]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True,
+                                   default_flow_style=None, width=100), encoding="utf-8")
+
+
+@main.command()
+@click.argument("spec")
+@click.argument("condition")
+@players_option
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds z3 may search.")
+@click.option("--max-actions", type=int, default=60, show_default=True,
+              help="Longest action sequence to consider.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write the witness as a replay file (for rulespec replay).")
+@variant_option
+def query(spec: str, condition: str, players: int, timeout: float, max_actions: int,
+          out: Path | None, variants: tuple[str, ...]) -> None:
+    """Ask z3 for the shortest game reaching a situation described by CONDITION.
+
+    CONDITION is a yes/no expression in the spec language, over the spec's zones, vars,
+    params and defs, e.g. "quit[1] and count(hand[0]) == 7" or "empty(stock)". z3 picks
+    the deal. Exit 0 with a witness, 1 if none exists within the bound or time.
+    """
+    from . import queries as Q
+    from .z3check import trace_text
+
+    g = model.load(spec, players=players, variants=_variants(variants))
+    t0 = time.perf_counter()
+    res = Q.reach(g, condition, limit=timeout, max_depth=max_actions)
+    if res.trace is None:
+        click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
+        sys.exit(1)
+    click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
+    click.echo(trace_text(g, res))
+    if out is not None:
+        _write_witness(out, res.trace)
+        click.echo(f"replay file: {out} (rulespec replay {out})")
 
 
 def _print_table(rows: list[Row]) -> None:
@@ -229,8 +287,8 @@ def replay(file: Path, quiet: bool) -> None:
     """Replay a trace file (as `rulespec check` writes for a failure) step by step."""
     data = tr.read_replay(file)
     g = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    state = g.initial_state(data["seed"])
-    click.echo(f"{g.ir.title}, {g.players} players, seed {data['seed']}, variants "
+    state, chance = tr.start(g, data)
+    click.echo(f"{g.ir.title}, {g.players} players, seed {data.get('seed', 0)}, variants "
                f"{g.ir.chosen}")
     if data.get("note"):
         click.echo(f"recorded failure: {data['note']}")
@@ -240,7 +298,7 @@ def replay(file: Path, quiet: bool) -> None:
         action = g.parse_action(str(text))
         decl = g.ir.actions[action.index]
         try:
-            state = state.apply(action)
+            state = state.apply(action, chance)
         except model.ModelError as exc:
             click.echo(f"{i:4d}. {action}  [{', '.join(decl.cite)}]")
             click.echo(f"      the rules fail here: {exc}")
