@@ -282,6 +282,7 @@ class Expectation:
     reason: str
     players: tuple[int, ...]
     variants: dict[str, str] = attrs.field(hash=False)
+    witness: str | None = None  # a replay file showing the failure
 
 
 @attrs.frozen

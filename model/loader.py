@@ -491,7 +491,8 @@ class _Loader:
         out = []
         for e in self.d.get("expect", []):
             out.append(ir.Expectation(e["property"], e["result"], e["reason"],
-                                      tuple(e.get("players", ())), dict(e.get("variants", {}))))
+                                      tuple(e.get("players", ())), dict(e.get("variants", {})),
+                                      e.get("witness")))
         return tuple(out)
 
 
