@@ -48,7 +48,7 @@ from .symbolic import (
     model_value,
     zterm,
 )
-from .witness import Disagreement, Trace, events_in_model, finish, replay
+from .witness import Disagreement, Trace, concrete_states, events_in_model, finish, replay
 
 #: Seconds each query may take (the issue's limit).
 TIME_LIMIT = 30.0
@@ -408,7 +408,12 @@ def _assume_invariants(game: model.Game, clock: Clock) -> bool:
 # ---------------------------------------------------------------------- BMC
 class StepTemplate:
     """One transition (action, then any round transition) over template variables, built
-    once per game; each BMC step is this formula with its variables renamed."""
+    once per game; each BMC step is this formula with its variables renamed.
+
+    Its two halves are also used apart (`round_search`): the action (`action_core`, from
+    `sin` to `mid`; with no selector true it is an idle step, `mid` equal to `sin`) and
+    the round transition (`round_core`, from `mid` to `out`).
+    """
 
     def __init__(self, M: Machine) -> None:
         enc = M.enc
@@ -416,7 +421,7 @@ class StepTemplate:
         self.parts = [M.action_part(self.sin, alt, f"T.a{n}") for n, alt in enumerate(M.alts())]
         self.mid = enc.fresh_state("T.mid")
         self.sels: dict[int, Any] = {}
-        cons: list[Any] = []
+        core: list[Any] = []
         undefined = []
         live = []
         for n, part in enumerate(self.parts):
@@ -424,29 +429,59 @@ class StepTemplate:
                 continue
             sel = self.sels[n] = z3.Bool(f"T.sel{n}")
             live.append((sel, part.post))
-            cons.append(z3.Implies(sel, zterm(AND(part.enabled, *part.ctx.assume))))
+            core.append(z3.Implies(sel, zterm(AND(part.enabled, *part.ctx.assume))))
             undefined.append(AND(sel, part.ctx.failing("undefined")))
-        cons += [zterm(OR(*self.sels.values())), z3.AtMost(*self.sels.values(), 1)]
-        cons += frame_constraints(enc, self.sin, self.mid, live)
+        core.append(z3.AtMost(*self.sels.values(), 1))
+        core += frame_constraints(enc, self.sin, self.mid, live)
+        self.action_core = z3.And(*core)
+        self.some_action = zterm(OR(*self.sels.values()))
+        self.action_defined = zterm(NOT(OR(*undefined)))
         self.rctx = Ctx("T.r")
         self.post, self.ends, self.over = M.round_part(self.mid, self.rctx)
         self.out = enc.fresh_state("T.out")
-        cons += [zterm(x) for x in [*self.rctx.assume, enc.equal(self.out, self.post),
-                                     *enc.bounds(self.out)] if x is not True]
-        self.formula = z3.And(*cons)
-        self.defined = zterm(AND(NOT(OR(*undefined)), self.rctx.defined("undefined")))
+        self.round_core = z3.And(*[zterm(x) for x in [
+            *self.rctx.assume, enc.equal(self.out, self.post), *enc.bounds(self.out)]
+            if x is not True])
+        self.round_defined = zterm(self.rctx.defined("undefined"))
+        self.formula = z3.And(self.action_core, self.some_action, self.round_core)
+        self.defined = z3.And(self.action_defined, self.round_defined)
         self.in_vars = enc.variables(self.sin)
+        self.mid_vars = enc.variables(self.mid)
         self.out_vars = enc.variables(self.out)
-        internal = enc.variables(self.mid) + list(self.sels.values()) + self.rctx.created
+        self.action_internal = list(self.sels.values())
         for part in self.parts:
-            internal += part.ctx.created
-        self.internal = internal
+            self.action_internal += part.ctx.created
+        self.round_internal = list(self.rctx.created)
+        self.internal = self.mid_vars + self.action_internal + self.round_internal
 
     def mapping(self, k: int, s_in: SymState, s_out: SymState, enc: Any) -> list:
         pairs = list(zip(self.in_vars, enc.variables(s_in), strict=True))
         pairs += zip(self.out_vars, enc.variables(s_out), strict=True)
         pairs += [(v, z3.Const(f"{v}@{k}", v.sort())) for v in self.internal]
         return pairs
+
+    def slot_mapping(self, tag: str, s_in: SymState, s_mid: SymState, enc: Any) -> list:
+        pairs = list(zip(self.in_vars, enc.variables(s_in), strict=True))
+        pairs += zip(self.mid_vars, enc.variables(s_mid), strict=True)
+        pairs += [(v, z3.Const(f"{v}@{tag}", v.sort())) for v in self.action_internal]
+        return pairs
+
+    def round_mapping(self, tag: str, s_mid: SymState, s_out: SymState, enc: Any) -> list:
+        pairs = list(zip(self.mid_vars, enc.variables(s_mid), strict=True))
+        pairs += zip(self.out_vars, enc.variables(s_out), strict=True)
+        pairs += [(v, z3.Const(f"{v}@{tag}", v.sort())) for v in self.round_internal]
+        return pairs
+
+
+def substitute_many(pairs: list, xs: list) -> list:
+    """Several terms under one substitution (each call marshals the whole mapping)."""
+    terms = [zterm(x) for x in xs]
+    if not terms:
+        return []
+    probes = [z3.Const(f"probe{i}", t.sort()) == t for i, t in enumerate(terms)]
+    if len(probes) == 1:
+        return [z3.substitute(probes[0], pairs).arg(1)]
+    return [e.arg(1) for e in z3.substitute(z3.And(*probes), pairs).children()]
 
 
 _TEMPLATES: dict[int, StepTemplate] = {}
@@ -519,16 +554,8 @@ class Unroller:
         return _check(self.s, self.clock, *extra)
 
     def sub_many(self, k: int, xs: list) -> list:
-        """Several template terms in step k's variables, with one substitution (each call
-        marshals the whole mapping, so batching matters)."""
-        terms = [zterm(x) for x in xs]
-        if not terms:
-            return []
-        probes = [z3.Const(f"probe{i}", t.sort()) == t for i, t in enumerate(terms)]
-        done = z3.substitute(z3.And(*probes), self.maps[k]) if len(probes) > 1 else \
-            z3.substitute(probes[0], self.maps[k])
-        eqs = done.children() if len(probes) > 1 else [done]
-        return [e.arg(1) for e in eqs]
+        """Several template terms in step k's variables, with one substitution."""
+        return substitute_many(self.maps[k], xs)
 
     def chosen(self, m: z3.ModelRef, k: int) -> int:
         ev = model_value(m)
@@ -623,6 +650,223 @@ def _same_value(a: Any, b: Any) -> bool:
     if isinstance(a, z3.ExprRef) or isinstance(b, z3.ExprRef):
         return isinstance(a, z3.ExprRef) and isinstance(b, z3.ExprRef) and a.eq(b)
     return type(a) is type(b) and a == b
+
+
+class OneRound:
+    """One round searched with the round transition only at its end: up to L actions (a
+    slot may stay idle once the round has ended) from a start, then scoring and the next
+    round's start. Without round transitions between actions this reaches whole rounds
+    that step-by-step search cannot. The start is the symbolic first deal, or (`any`) a
+    round start from an arbitrary well-formed state between rounds."""
+
+    def __init__(self, game: model.Game, clock: Clock, start: str) -> None:
+        self.game = game
+        self.M = M = machine(game)
+        self.enc = enc = M.enc
+        self.clock = clock
+        self.t = template(M)
+        self.s = _solver(clock)
+        self.start = start
+        ctx = Ctx("init")
+        if start == "deal":
+            init = M.initial(ctx)
+        else:
+            before = enc.fresh_state("B")
+            gctx = Ctx("B")
+            _add(self.s, enc.wf(before), NOT(before.term),
+                 NOT(M.game_end(before, Exec(enc, gctx))), gctx.defined("undefined"))
+            init = M.between_rounds(before, ctx)
+        s0 = enc.fresh_state("x0")
+        ectx = Ctx("x0")
+        _add(self.s, enc.equal(s0, init), *ctx.assume, ctx.defined("undefined"),
+             NOT(M.round_end(s0, Exec(enc, ectx))), ectx.defined("undefined"))
+        self.init_ctx = ctx
+        self.states = [s0]
+        self.maps: list[list] = []
+        self.acting: list[Any] = []
+        self.ends: list[Any] = []
+
+    def add_slot(self) -> None:
+        enc, t = self.enc, self.t
+        j = len(self.maps)
+        x = enc.fresh_state(f"x{j + 1}")
+        pairs = t.slot_mapping(f"{j}", self.states[-1], x, enc)
+        core, acting, defined = substitute_many(pairs, [t.action_core, t.some_action,
+                                                        t.action_defined])
+        epairs = list(zip(t.mid_vars, enc.variables(x), strict=True)) + [
+            (v, z3.Const(f"{v}@{j}e", v.sort())) for v in t.round_internal]
+        ends, rdefined = substitute_many(epairs, [t.ends, t.round_defined])
+        self.s.add(core, z3.Implies(acting, z3.And(defined, rdefined)))
+        if j == 0:
+            self.s.add(acting)  # a round has at least one action
+        else:
+            self.s.add(z3.Implies(acting, z3.And(self.acting[-1], z3.Not(self.ends[-1]))))
+        self.maps.append(pairs)
+        self.acting.append(acting)
+        self.ends.append(ends)
+        self.states.append(x)
+
+    def check(self, target: Callable[[OneRound, SymState, Any], Any]
+              ) -> tuple[z3.CheckSatResult, Any]:
+        """Whether a round of at most len(slots) actions ends with target(self, next round
+        start, game over) true; with the model, the next round start and its mapping."""
+        enc, t = self.enc, self.t
+        self.s.push()
+        nxt = enc.fresh_state(f"y{len(self.maps)}")
+        rpairs = t.round_mapping(f"r{len(self.maps)}", self.states[-1], nxt, enc)
+        core, ends, rdefined, over = substitute_many(
+            rpairs, [t.round_core, t.ends, t.round_defined, t.over])
+        self.s.add(core, ends, rdefined)
+        r = _check(self.s, self.clock, target(self, nxt, over))
+        m = self.s.model() if r == z3.sat else None
+        self.s.pop()
+        return r, (m, nxt, rpairs)
+
+    def pieces(self, m: z3.ModelRef, nxt: SymState, rpairs: list
+               ) -> tuple[list, list[dict], list[list]]:
+        """The round's actions, states after each, and events per action (evaluated)."""
+        enc, t = self.enc, self.t
+        ev = model_value(m)
+        sels = list(t.sels.items())
+        actions, values, events = [], [], []
+        for j, pairs in enumerate(self.maps):
+            if not ev(self.acting[j]):
+                break
+            vals = substitute_many(pairs, [x for _, x in sels])
+            n = next(n for (n, _), v in zip(sels, vals, strict=True) if ev(v))
+            part = t.parts[n]
+            flat: list = list(part.args)
+            for e in part.ctx.events:
+                flat.append(e.guard)
+                _flatten(e.args, flat)
+            zs = iter(substitute_many(pairs, [x for x in flat if isinstance(x, z3.ExprRef)]))
+            it = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in flat])
+            args = tuple(ev(next(it)) for _ in part.args)
+            evs = [Event(next(it), e.op, _rebuild(e.args, it)) for e in part.ctx.events]
+            last = j + 1 == len(self.maps) or not ev(self.acting[j + 1])
+            if last:
+                rflat: list = []
+                for e in t.rctx.events:
+                    rflat.append(e.guard)
+                    _flatten(e.args, rflat)
+                zs = iter(substitute_many(rpairs, [x for x in rflat if isinstance(x, z3.ExprRef)]))
+                rit = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in rflat])
+                evs += [Event(next(rit), e.op, _rebuild(e.args, rit)) for e in t.rctx.events]
+                values.append(enc.evaluate(m, nxt))
+            else:
+                values.append(enc.evaluate(m, self.states[j + 1]))
+            actions.append(self.game.action(part.alt.action, args))
+            events.append(events_in_model(m, evs))
+        return actions, values, events
+
+
+def one_round(game: model.Game, clock: Clock, start: str,
+              target: Callable[[OneRound, SymState, Any], Any], slots: int,
+              shortest: bool = False, start_condition: ir.Expr | None = None
+              ) -> tuple[OneRound, int, Any]:
+    """A round of at most `slots` actions meeting target: (search, slots checked, (model,
+    next round start, mapping)), the model None if there is none or time ran out.
+    `shortest` checks every length from 1 (each refutation costs; off, one check)."""
+    o = OneRound(game, clock, start)
+    if start_condition is not None:
+        ctx = Ctx("sc")
+        _add(o.s, o.M.condition(start_condition, o.states[0], ctx), ctx.defined("undefined"),
+             *ctx.assume)
+    for n in range(1, slots + 1):
+        if clock.left() <= 0:
+            return o, n - 1, None
+        o.add_slot()
+        if shortest or n == slots:
+            r, found = o.check(target)
+            if r == z3.sat:
+                return o, n, found
+            if r == z3.unknown:
+                return o, n - 1, None
+    return o, slots, None
+
+
+# ---------------------------------------------------------------------- seat rotation
+def rotate_state(enc: Any, st: SymState, by: int = 1) -> SymState:
+    """The state with every seat moved `by` places on: zone and variable families per
+    player shift, player-valued variables advance."""
+    P = enc.P
+    perm = seat_permutation(enc, by)
+    Z = [None] * enc.n_inst
+    T = [None] * enc.n_inst
+    for i in range(enc.n_inst):
+        Z[perm[i]] = st.Z[i]
+        T[perm[i]] = st.T[i]
+    V = {}
+    for name, xs in st.V.items():
+        t = enc.vtypes[name][0]
+        if name in enc.per_vars and _per_player(enc, name):
+            xs = tuple(xs[(j - by) % P] for j in range(P))
+        if t.name == "player":
+            xs = tuple(x if isinstance(x, bool) else (x + by) % P for x in xs)
+        V[name] = xs
+    return SymState(list(Z), list(T), [() for _ in range(enc.n_inst)], V, st.term)
+
+
+def _per_player(enc: Any, name: str) -> bool:
+    return any(v.name == name and v.per == "player" for v in enc.g.vars)
+
+
+def seat_permutation(enc: Any, by: int = 1) -> list[int]:
+    """Instance i of a per-player zone family moves to the seat `by` places on."""
+    out = []
+    for i, (fam, j) in enumerate(enc.inst):
+        if j is not None and enc.zdecl[fam].per == "player":
+            out.append(enc.base[fam] + (j + by) % enc.P)
+        else:
+            out.append(i)
+    return out
+
+
+def rotate_values(enc: Any, values: dict, by: int = 1) -> dict:
+    P = enc.P
+    perm = seat_permutation(enc, by)
+    zones = [None] * enc.n_inst
+    for i, z in enumerate(values["zones"]):
+        zones[perm[i]] = z
+    V = {}
+    for name, xs in values["vars"].items():
+        t = enc.vtypes[name][0]
+        if name in enc.per_vars and _per_player(enc, name):
+            xs = [xs[(j - by) % P] for j in range(P)]
+        if t.name == "player":
+            xs = [(x + by) % P for x in xs]
+        V[name] = list(xs)
+    return {"zones": zones, "vars": V, "terminal": values["terminal"]}
+
+
+def rotate_events(enc: Any, events: list, by: int = 1) -> list:
+    perm = seat_permutation(enc, by)
+    P = enc.P
+    out = []
+    for op, args in events:
+        match op:
+            case "shuffle":
+                out.append((op, (perm[args[0]],)))
+            case "pop" | "take":
+                out.append((op, (perm[args[0]], args[1])))
+            case "push":
+                out.append((op, (perm[args[0]], args[1], args[2])))
+            case "drop_kinds":
+                out.append((op, (args[0], perm[args[1]])))
+            case "move_all":
+                i, j, keep, kept, top = args
+                out.append((op, (perm[i], perm[j], keep, kept, top)))
+            case "deal":
+                i, targets, n, hands, top, dst_tops = args
+                hands = [hands[(p - by) % P] for p in range(P)]
+                dst_tops = [dst_tops[(p - by) % P] for p in range(P)]
+                ks = enc.inst_kinds[i]
+                if n and not hands[0][ks.index(top)]:
+                    top = next(k for k, c in zip(ks, hands[0], strict=True) if c)
+                out.append((op, (perm[i], targets, n, hands, top, dst_tops)))
+            case _:
+                out.append((op, args))
+    return out
 
 
 @attrs.define
@@ -913,31 +1157,119 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Re
 
 
 # ---------------------------------------------------------------------- game cycles
-def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60) -> Result:
-    """A game that comes back to the same round start, so can be played forever."""
+def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
+               slots: int | None = None, start_condition: str | None = None) -> Result:
+    """A game that comes back to the same round start, so can be played forever.
+
+    Two searches: (1) step by step from a deal, two equal round starts; (2) one round
+    that ends in the seat-rotated image of its start (a round start from any well-formed
+    state): when the rules treat seats alike, the rotated round can follow, and P such
+    rounds return to the start. The P rounds are built by rotating the first and the whole
+    cycle is replayed on the concrete model (which settles whether the rules are indeed
+    symmetric); then a one-round search from the first deal for that round start.
+    """
     clock = Clock(limit)
     enc = machine(game).enc
     skip = frozenset(n for n in ("round",) if not enc.reads_var(n))
 
-    def cycle(u: Unroller, k: int) -> Any:
+    def lasso(u: Unroller, k: int) -> Any:
         outs = []
         for i in range(k):
             outs.append(AND(u.round_start[i], enc.equal(u.states[i], u.states[k], skip)))
         return AND(u.round_start[k], NOT(u.states[k].term), OR(*outs))
 
     try:
-        found = bmc(game, cycle, clock, max_depth, min_depth=1)
-        trace, k = found.trace, found.k
+        found = bmc(game, lasso, Clock(limit * 0.3), max_depth, min_depth=1)
+        if found.trace is not None:
+            t = found.trace
+            first = next(i for i, v in enumerate(t.values)
+                         if _same_start(enc, v, t.values[-1], skip))
+            return Result("game_cycle", "witness", f"the round start after action {first} "
+                          f"comes back after action {found.k}: those rounds can repeat "
+                          "forever", clock.elapsed(), t, found.k)
+        cond = parse_condition(game, start_condition) if start_condition else None
+        res = _rotated_cycle(game, clock, skip, slots or 2 * enc.P + 4, cond)
     except Unsupported as exc:
         return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
-    if trace is not None:
-        first = next(i for i, v in enumerate(trace.values)
-                     if _same_start(enc, v, trace.values[-1], skip))
-        return Result("game_cycle", "witness", f"the round start after action {first} comes "
-                      f"back after action {k}: those rounds can repeat forever",
-                      clock.elapsed(), trace, k)
-    return Result("game_cycle", "unknown", f"no round start repeats within {k - 1} actions of "
-                  f"a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+    if res is not None:
+        return res
+    return Result("game_cycle", "unknown", f"no round start repeats within {found.k - 1} "
+                  f"actions of a deal, and no round of at most {_ROTATED[0]} actions was found "
+                  "ending in the seat-rotated image of its start (unknown at those bounds)",
+                  clock.elapsed(), bound=found.k)
+
+
+_ROTATED = [0]
+
+
+def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: int,
+                   cond: ir.Expr | None) -> Result | None:
+    enc = machine(game).enc
+    P = enc.P
+
+    def rotated(o: OneRound, nxt: SymState, over: Any) -> Any:
+        return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
+
+    o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond)
+    _ROTATED[0] = length
+    if found is None:
+        return None
+    m, nxt, rpairs = found
+    start = enc.evaluate(m, o.states[0])
+    actions, values, events = o.pieces(m, nxt, rpairs)
+    # round 1 alone must replay exactly (a difference is a bug, not an asymmetry)
+    finish(enc, Trace(game, "situation", list(actions), [start, *values], list(events)))
+    # a prefix: one round from the first deal to this round start
+    target = enc.state_of(start)
+
+    def reach_start(o2: OneRound, nxt2: SymState, over2: Any) -> Any:
+        return AND(NOT(over2), enc.equal(nxt2, target, skip))
+
+    o2, _, found2 = one_round(game, clock, "deal", reach_start, slots)
+    all_actions: list = []
+    all_values: list = []
+    all_events: list = []
+    if found2 is not None:
+        m2, nxt2, rpairs2 = found2
+        a2, v2, e2 = o2.pieces(m2, nxt2, rpairs2)
+        head = "deal"
+        all_values.append(enc.evaluate(m2, o2.states[0]))
+        all_events.append(events_in_model(m2, o2.init_ctx.events))
+        all_actions += a2
+        all_values += v2
+        all_events += e2
+        first_round = v2[-1]["vars"]["round"][0]
+    else:
+        head = "situation"
+        all_values.append(start)
+        first_round = start["vars"]["round"][0]
+    cycle_from = len(all_actions)
+    for r in range(P):
+        for n, (a, v, e) in enumerate(zip(actions, values, events, strict=True)):
+            v = rotate_values(enc, v, r)
+            v["vars"]["round"] = [first_round + r + (1 if n == len(actions) - 1 else 0)]
+            all_actions.append(a)
+            all_values.append(v)
+            all_events.append(rotate_events(enc, e, r))
+    trace = Trace(game, head, all_actions, all_values, all_events)
+    try:
+        finish(enc, trace)
+    except Disagreement as exc:
+        return Result("game_cycle", "unknown", "a round ends in the seat-rotated image of its "
+                      "start, but the rotated rounds do not replay on the concrete model (the "
+                      f"rules do not treat seats alike): {str(exc).splitlines()[0]}",
+                      clock.elapsed())
+    states = concrete_states(enc, trace)
+    a, b = enc.from_concrete(states[cycle_from]), enc.from_concrete(states[-1])
+    same = all(x == y for x, y in zip(enc.variables_of(a, skip), enc.variables_of(b, skip),
+                                      strict=True))
+    if not same:
+        return None
+    where = ("from the first deal, after " + f"{cycle_from} actions" if head == "deal"
+             else "from a round start (reaching it from the first deal was not shown)")
+    return Result("game_cycle", "witness", f"{P} rounds of {len(actions)} actions each, "
+                  f"{where}, return to the same round start (scores too): the game can go "
+                  "on forever", clock.elapsed(), trace, len(all_actions))
 
 
 def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:

@@ -432,6 +432,14 @@ class Enc:
         out.append(st.term)
         return out
 
+    def variables_of(self, st: SymState, skip: frozenset[str] = frozenset()) -> list:
+        """Every slot's value (counts, tops of non-empty piles, variables, terminal)."""
+        out = [c for zs in st.Z for c in zs]
+        out += [t for i, t in enumerate(st.T) if t is not None and self.total(st, i) != 0]
+        out += [x for name, xs in st.V.items() if name not in skip for x in xs]
+        out.append(st.term)
+        return out
+
     def kind_totals(self, st: SymState) -> list:
         totals: list[list] = [[] for _ in range(self.K)]
         for i in range(self.n_inst):
@@ -449,6 +457,15 @@ class Enc:
             zones.append((counts, ev(st.T[i]) if self.inst_pile[i] else None))
         V = {name: [ev(x) for x in xs] for name, xs in st.V.items()}
         return {"zones": zones, "vars": V, "terminal": ev(st.term)}
+
+    def state_of(self, values: dict) -> SymState:
+        """The constant symbolic state of evaluated values (pile order below the top unknown)."""
+        Z, T = [], []
+        for i, (counts, top) in enumerate(values["zones"]):
+            Z.append(tuple(counts[k] for k in self.inst_kinds[i]))
+            T.append(top if self.inst_pile[i] else None)
+        V = {name: tuple(xs) for name, xs in values["vars"].items()}
+        return SymState(Z, T, [() for _ in Z], V, bool(values["terminal"]))
 
     def situation(self, values: dict, orders: dict[int, list[int]] | None = None) -> dict:
         """A situation (the model.situation format) for evaluated state values.
