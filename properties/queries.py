@@ -938,21 +938,27 @@ def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
 
 # ---------------------------------------------------------------------- legal moves
 def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
-    """Every well-formed, non-terminal state within a round has a legal action."""
+    """Every well-formed, non-terminal state within a round has a legal action.
+
+    "No action is legal" must hold for every parameter value, so this query uses one
+    action instance per parameter value (a symbolic parameter would let z3 pick a bad one).
+    """
     clock = Clock(limit)
-    M = machine(game)
+    assumed = _assume_invariants(game, clock)
+    M = machine(game, split_params=True)
     enc = M.enc
     try:
-        one = OneStep.build(M, in_round=True)
+        one = OneStep.build(M, in_round=True, invariants=assumed)
     except Unsupported as exc:
         return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
     s = _solver(clock)
     _add(s, *one.pre)
     some = OR(*[AND(p.enabled, p.guard_ok) for p in one.parts])
     r = _check(s, clock, NOT(some))
+    using = " satisfying the spec's invariants (proved inductive)" if assumed else ""
     if r == z3.unsat:
-        return Result("legal_move", "proved", "in every well-formed, non-terminal state inside "
-                      "a round the player to act has a legal action", clock.elapsed())
+        return Result("legal_move", "proved", f"in every well-formed, non-terminal state{using} "
+                      "inside a round the player to act has a legal action", clock.elapsed())
     if r == z3.unknown:
         return Result("legal_move", "unknown", f"z3 gave up ({s.reason_unknown()})",
                       clock.elapsed())
@@ -960,7 +966,8 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
     cex = enc.describe(enc.evaluate(m, one.s))
 
     def stuck(u: Unroller, k: int) -> Any:
-        return AND(NOT(u.states[k].term), *[NOT(x) for x in u.enabled_at(k)])
+        parts = [M.action_part(u.states[k], alt, f"lm{k}_{n}") for n, alt in enumerate(M.alts())]
+        return AND(NOT(u.states[k].term), *[NOT(AND(p.enabled, p.guard_ok)) for p in parts])
 
     try:
         found = bmc(game, stuck, clock, max_depth)
@@ -971,7 +978,7 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
         last = trace.values[-1]["vars"]["active"][0]
         return Result("legal_move", "witness", f"player {last} has no legal action after "
                       f"{k} action(s) from a deal", clock.elapsed(), trace, k)
-    return Result("legal_move", "unknown", f"a well-formed state has no legal action ({cex}); "
+    return Result("legal_move", "unknown", f"a well-formed state{using} has no legal action ({cex}); "
                   f"none is reachable within {k - 1} action(s) (unknown at bound {k})",
                   clock.elapsed(), bound=k)
 

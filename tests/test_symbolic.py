@@ -201,3 +201,10 @@ def test_recorded_witnesses_replay(spec: Path, expectation: dict) -> None:
 
         keys = [key(s) for s in starts]
         assert len(set(keys)) < len(keys), "no round start repeats"
+
+
+def test_a_player_left_without_a_move_is_found() -> None:
+    game = model.load(MUTANTS / "lama_stuck.yaml", players=3)
+    res = Q.legal_move(game, limit=20)
+    assert res.status in ("witness", "unknown"), res.detail
+    assert "no legal action" in res.detail
