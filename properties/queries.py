@@ -7,6 +7,7 @@ counterexample or a trace, replayed on the concrete model before it is reported)
 
 - conservation: every action (with the round transition it may trigger) keeps the count
   of every kind, from every well-formed state; inductive, not a sample.
+- invariants: the spec's invariants are inductive (so the other proofs may assume them).
 - legal_move: in every well-formed, non-terminal state within a round the player to act
   has a legal action; if not, a concrete state, and a search for one reachable from a deal.
 - reach: the shortest action sequence from a symbolic deal to a described situation.
@@ -14,7 +15,8 @@ counterexample or a trace, replayed on the concrete model before it is reported)
   draw from an empty pile, an exchange the bank cannot make) in a legal game.
 - round_bound: the round measure falls with every action inside a round; the bound on
   a round's length that follows, or a cycle inside a round.
-- game_cycle: a game that returns to the same round start (so can go on forever).
+- game_cycle: a game that returns to the same round start (so can go on forever), step by
+  step, or as one round ending in the seat-rotated image of its start.
 - agreement: random concrete transitions satisfy the z3 transition relation.
 """
 

@@ -48,6 +48,8 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
             return Row(g.id, g.players, prop, "expected failure",
                        f"{expected.reason} (z3: {detail})", None, res.seconds)
         return Row(g.id, g.players, prop, "FAILS", f"witness: {detail}", None, res.seconds)
+    if expected is not None and expected.result == "fail" and expected.witness:
+        detail += f"; the spec records a witness of the failure: {expected.witness}"
     return Row(g.id, g.players, prop, "unknown", detail, None, res.seconds)
 
 
