@@ -1202,13 +1202,16 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
         return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
     if res is not None:
         return res
+    rotated = (f"no round of at most {_ROTATED[0]} actions ends in the seat-rotated image of "
+               "its start" if _ROTATED[1] else "the search for a round of at most "
+               f"{_ROTATED[0]} actions ending in the seat-rotated image of its start did not "
+               "finish in time")
     return Result("game_cycle", "unknown", f"no round start repeats within {found.k - 1} "
-                  f"actions of a deal, and no round of at most {_ROTATED[0]} actions was found "
-                  "ending in the seat-rotated image of its start (unknown at those bounds)",
-                  clock.elapsed(), bound=found.k)
+                  f"actions of a deal; {rotated} (unknown at those bounds)", clock.elapsed(),
+                  bound=found.k)
 
 
-_ROTATED = [0]
+_ROTATED = [0, False]  # slots tried, whether that check finished
 
 
 def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: int,
@@ -1220,7 +1223,7 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
         return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
 
     o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond)
-    _ROTATED[0] = length
+    _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
     if found is None:
         return None
     m, nxt, rpairs = found
