@@ -284,6 +284,7 @@ class Expectation:
     players: tuple[int, ...]
     variants: dict[str, str] = attrs.field(hash=False)
     clause: str = ""  # for property "coverage": the action, condition or "line N" meant
+    witness: str | None = None  # a replay file showing the failure
 
 
 @attrs.frozen

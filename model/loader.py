@@ -79,6 +79,16 @@ def _rulebook_length(source: str) -> int:
     return len(book.read_text(encoding="utf-8").splitlines()) if book.exists() else 0
 
 
+def parse_condition(spec: str | Path, text: str, *, players: int,
+                    variants: Mapping[str, str] | None = None) -> ir.Expr:
+    """A yes/no expression over a spec's names (zones, vars, params, defs), such as a rule
+    designer writes for `rulespec query`; errors point into the condition's text."""
+    loader = _Loader(_read_spec(resolve_spec_path(spec)), players, dict(variants or {}))
+    loader.build()
+    parser = ExprParser(loader.scope, lambda offset: Where("<condition>", 1, offset + 1))
+    return parser.expression(text, None, BOOL)
+
+
 def _cites(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -520,7 +530,7 @@ class _Loader:
         for e in self.d.get("expect", []):
             out.append(ir.Expectation(e["property"], e["result"], e["reason"],
                                       tuple(e.get("players", ())), dict(e.get("variants", {})),
-                                      str(e.get("clause", ""))))
+                                      str(e.get("clause", "")), e.get("witness")))
         return tuple(out)
 
 

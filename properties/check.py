@@ -25,7 +25,7 @@ class Row:
     game: str
     players: int
     property: str
-    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / error
+    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / unknown / error
     detail: str
     finding: Finding | None = None
     seconds: float = 0.0
@@ -34,7 +34,7 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("holds", "expected failure", "warning")
+        return self.status in ("holds", "expected failure", "warning", "unknown")
 
 
 def expectation_for(g: ir.GameIR, prop: str) -> ir.Expectation | None:

@@ -1,4 +1,4 @@
-"""The `rulespec` command line: play, legal, check, bench, replay, show-code.
+"""The `rulespec` command line: play, legal, check, query, bench, replay, show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
 situation file or bad arguments. A user's mistake is one clear line on stderr, never a
@@ -164,10 +164,14 @@ def _short(value: object) -> str:
                    "none: seeded playouts only.")
 @click.option("--examples", type=int, default=None, help="Override the profile's examples.")
 @click.option("--steps", type=int, default=None, help="Override the profile's steps.")
+@click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
+              help="Also run the z3 queries (proofs over all states, witnesses).")
+@click.option("--z3-timeout", type=float, default=30.0, show_default=True,
+              help="Seconds per z3 query.")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
-          variants: tuple[str, ...]) -> None:
+          use_z3: bool, z3_timeout: float, variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
     Each player count (and, by the profile, each variant) gets seeded random playouts
@@ -192,6 +196,18 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
                                   examples=examples, steps=steps, coverage=cov)
         rows.extend(spec_rows)
         spec_of[spec_rows[0].game] = spec
+        if use_z3:
+            from .z3check import z3_rows
+
+            counts = sorted({r.players for r in spec_rows if r.players})
+            z_rows, z_results = z3_rows(spec, counts, variants=_variants(variants),
+                                        limit=z3_timeout, progress=lambda m: click.echo(m, err=True))
+            rows.extend(z_rows)
+            for zr, res in zip(z_rows, z_results, strict=True):
+                if not zr.ok and res.trace is not None:
+                    path = replays / f"{zr.game}-{zr.players}p-{zr.property}.yaml"
+                    _write_witness(path, res.trace, f"{zr.property}: {res.detail}")
+                    click.echo(f"replay: {path} (rulespec replay {path})", err=True)
         unexplained = [f"{g.what} {g.name}" for g in gaps(spec, cov) if g.explained is None]
         # Gaps are reported, not failed: a short run may simply not reach a rule (the
         # property suite's thorough profile is where coverage is held to account).
@@ -222,6 +238,48 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "
                f"in {time.perf_counter() - t0:.1f} s")
     sys.exit(1 if failed else 0)
+
+
+def _write_witness(path: Path, trace: object, note: str = "") -> None:
+    data = trace.to_replay(note)  # type: ignore[attr-defined]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True,
+                                   default_flow_style=None, width=100), encoding="utf-8")
+
+
+@main.command()
+@click.argument("spec")
+@click.argument("condition")
+@players_option
+@click.option("--timeout", type=float, default=30.0, show_default=True,
+              help="Seconds z3 may search.")
+@click.option("--max-actions", type=int, default=60, show_default=True,
+              help="Longest action sequence to consider.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write the witness as a replay file (for rulespec replay).")
+@variant_option
+def query(spec: str, condition: str, players: int, timeout: float, max_actions: int,
+          out: Path | None, variants: tuple[str, ...]) -> None:
+    """Ask z3 for the shortest game reaching a situation described by CONDITION.
+
+    CONDITION is a yes/no expression in the spec language, over the spec's zones, vars,
+    params and defs, e.g. "quit[1] and count(hand[0]) == 7" or "empty(stock)". z3 picks
+    the deal. Exit 0 with a witness, 1 if none exists within the bound or time.
+    """
+    from . import queries as Q
+    from .z3check import trace_text
+
+    g = model.load(spec, players=players, variants=_variants(variants))
+    t0 = time.perf_counter()
+    res = Q.reach(g, condition, limit=timeout, max_depth=max_actions)
+    if res.trace is None:
+        click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
+        sys.exit(1)
+    click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
+    click.echo(trace_text(g, res))
+    if out is not None:
+        _write_witness(out, res.trace)
+        click.echo(f"replay file: {out} (rulespec replay {out})")
 
 
 def _print_table(rows: list[Row]) -> None:

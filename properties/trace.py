@@ -84,8 +84,10 @@ def read_replay(path: Path) -> dict[str, Any]:
 
     doc = read_yaml(path)
     data = doc.data
-    if not isinstance(data, dict) or not {"spec", "players", "seed", "actions"} <= set(data):
-        raise SpecError(Where(str(path)), "a replay file has spec, players, seed and actions")
+    if not isinstance(data, dict) or not {"spec", "players", "actions"} <= set(data) or not (
+            "seed" in data or "shuffles" in data):
+        raise SpecError(Where(str(path)), "a replay file has spec, players, actions, and a seed "
+                                          "or recorded shuffles")
     shuffles = data.get("shuffles")
     if shuffles is not None and not (isinstance(shuffles, list)
                                      and all(isinstance(s, list) for s in shuffles)):
@@ -114,11 +116,22 @@ def chance_of(game: Game, data: dict[str, Any]) -> ScriptedChance | None:
     return ScriptedChance(out)
 
 
+def start(game: Game, data: dict[str, Any]) -> tuple[State, ScriptedChance | None]:
+    """The first state of a replay and the chance to play it with.
+
+    A replay from random play has a seed, or the shuffles Hypothesis drew. A z3 witness
+    records its `shuffles` too and may start from a `situation` instead of a deal.
+    """
+    chance = chance_of(game, data)
+    if data.get("situation") is not None:
+        return game.state_from_dict(data["situation"], "<replay situation>"), chance
+    return game.initial_state(data.get("seed", 0), chance=chance), chance
+
+
 def replay(data: dict[str, Any]) -> tuple[Game, list[State]]:
     """All the states of a replay, from the deal on; raises IllegalAction at a bad step."""
     game = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    chance = chance_of(game, data)
-    state = game.initial_state(data["seed"], chance=chance)
+    state, chance = start(game, data)
     states = [state]
     for text in data["actions"]:
         state = state.apply(game.parse_action(str(text)), chance=chance)
@@ -155,10 +168,9 @@ def checked_replay(data: dict[str, Any]) -> tuple[Game, State, list[tuple[str, s
     from .invariants import RoundMeasure, snapshot, state_problems
 
     game = model.load(data["spec"], players=data["players"], variants=data.get("variants") or {})
-    chance = chance_of(game, data)
     tracer = LineTracer(game)
     with tracer:
-        state = game.initial_state(data["seed"], chance=chance)
+        state, chance = start(game, data)
     tracer.take()
     rounds = RoundMeasure(game)
     first = state_problems(game, state) + rounds.start(state)
@@ -238,7 +250,9 @@ def deal_text(game: Game, data: dict[str, Any], state: State) -> list[str]:
     """The header of a trace: the game, variants, and the situation after the deal."""
     variants = ", ".join(f"{k}={v}" for k, v in game.ir.chosen.items()) or "none"
     how = (f"{len(data['shuffles'])} recorded shuffles" if data.get("shuffles") is not None
-           else f"seed {data['seed']}")
+           else f"seed {data.get('seed', 0)}")
+    if data.get("situation") is not None:
+        how += ", from a recorded situation"
     return [f"{game.ir.title}, {game.players} players ({how}); variants: {variants}",
             "the deal:"] + ["  " + line for line in describe(game, state).splitlines()]
 

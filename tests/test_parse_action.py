@@ -14,7 +14,7 @@ import model
 SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 
 
-@pytest.mark.parametrize(("spec", "players"), [("lama", 3), ("slambo", 3)])
+@pytest.mark.parametrize(("spec", "players"), [("lama", 3), ("kadabra", 3), ("lambada", 3), ("slambo", 3)])
 def test_every_legal_action_reads_back(spec, players):
     game = model.load(str(SPEC_DIR / f"{spec}.yaml"), players=players)
     rng = random.Random(1)

@@ -1,0 +1,74 @@
+"""The z3 rows of `rulespec check`, and the text of `rulespec query`.
+
+Each z3 query becomes a row `z3_<query>` per player count, with its time. A spec may
+declare a z3 result as expected (`expect: [{property: z3_supply, result: fail, ...}]`),
+exactly as for the Hypothesis properties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+import model
+
+from . import queries as Q
+from .check import Row, expectation_for
+
+
+def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
+            limit: float = Q.TIME_LIMIT, only: Iterable[str] | None = None,
+            progress: Callable[[str], None] | None = None) -> tuple[list[Row], list[Q.Result]]:
+    """Rows of the check table for every z3 query at every player count."""
+    rows: list[Row] = []
+    results: list[Q.Result] = []
+    for n in players:
+        game = model.load(spec, players=n, variants=variants)
+        if progress:
+            progress(f"{game.id}: z3 queries with {n} players")
+        for res in Q.run_all(game, limit=limit, only=list(only) if only else None):
+            results.append(res)
+            rows.append(row_of(game, res))
+    return rows, results
+
+
+def row_of(game: model.Game, res: Q.Result) -> Row:
+    g = game.ir
+    prop = f"z3_{res.query}"
+    expected = expectation_for(g, prop)
+    detail = res.detail
+    if res.status == "proved":
+        if expected is not None and expected.result == "fail":
+            return Row(g.id, g.players, prop, "UNEXPECTEDLY HOLDS",
+                       f"declared to fail ({expected.reason}) but z3 proved: {detail}",
+                       None, res.seconds)
+        return Row(g.id, g.players, prop, "holds", f"proved: {detail}", None, res.seconds)
+    if res.status == "witness":
+        if expected is not None and expected.result == "fail":
+            return Row(g.id, g.players, prop, "expected failure",
+                       f"{expected.reason} (z3: {detail})", None, res.seconds)
+        return Row(g.id, g.players, prop, "FAILS", f"witness: {detail}", None, res.seconds)
+    if expected is not None and expected.result == "fail" and expected.witness:
+        detail += f"; the spec records a witness of the failure: {expected.witness}"
+    return Row(g.id, g.players, prop, "unknown", detail, None, res.seconds)
+
+
+def trace_text(game: model.Game, res: Q.Result) -> str:
+    """A witness as a person reads it: the deal, the actions, the situation reached."""
+    from . import trace as tr
+
+    assert res.trace is not None
+    enc = Q.machine(game).enc
+    t = res.trace
+    lines = []
+    states = Q.replay(enc, t)
+    lines.append("the deal (a shuffle z3 chose):" if t.start == "deal" else "the situation:")
+    lines.append(tr.describe(game, states[0]))
+    for n, (a, state) in enumerate(zip(t.actions, states[1:], strict=True), 1):
+        lines.append(f"{n:4d}. player {states[n - 1].active_player}: {a}")
+        if state.round != states[n - 1].round:
+            lines.append(f"      round {states[n - 1].round} ends; scores {list(state.scores)}")
+    lines.append("reached:")
+    lines.append(tr.describe(game, states[-1]))
+    lines.append("replayed on the concrete model: every state equals z3's")
+    return "\n".join(lines)
