@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 import z3
+from z3 import z3core
 
 from model import ir
 from model.codegen import Layout
@@ -75,8 +76,35 @@ def zterm(x: Any) -> Any:
     if isinstance(x, bool):
         return z3.BoolVal(x)
     if isinstance(x, int):
-        return z3.IntVal(x)
+        v = _INTS.get(x)
+        if v is None:
+            v = _INTS[x] = z3.IntVal(x)
+        return v
     return x
+
+
+_INTS: dict[int, z3.IntNumRef] = {}
+
+
+# z3's Python constructors (And, Or, Sum, If) coerce every argument to a common sort, which
+# dominated building the encoding of a large game; terms built here already have the right
+# sorts, so these call the C API directly when every argument is a term of one kind.
+def _kind(x: Any) -> type | None:
+    """BoolRef or ArithRef (numerals included; the encoding has integers only), else None."""
+    if isinstance(x, z3.BoolRef):
+        return z3.BoolRef
+    if isinstance(x, z3.ArithRef):
+        return z3.ArithRef
+    return None
+
+
+def _nary(mk: Callable[..., Any], terms: list, slow: Callable[..., Any]) -> Any:
+    cls = _kind(terms[0])
+    if cls is None or any(not isinstance(x, cls) for x in terms):
+        return slow(*terms)
+    ctx = terms[0].ctx
+    arr = (z3.Ast * len(terms))(*[x.as_ast() for x in terms])
+    return cls(mk(ctx.ref(), len(terms), arr), ctx)
 
 
 def AND(*xs: Any) -> Any:
@@ -89,7 +117,7 @@ def AND(*xs: Any) -> Any:
         parts.append(x)
     if not parts:
         return True
-    return parts[0] if len(parts) == 1 else z3.And(*parts)
+    return parts[0] if len(parts) == 1 else _nary(z3core.Z3_mk_and, parts, z3.And)
 
 
 def OR(*xs: Any) -> Any:
@@ -102,7 +130,7 @@ def OR(*xs: Any) -> Any:
         parts.append(x)
     if not parts:
         return False
-    return parts[0] if len(parts) == 1 else z3.Or(*parts)
+    return parts[0] if len(parts) == 1 else _nary(z3core.Z3_mk_or, parts, z3.Or)
 
 
 def NOT(x: Any) -> Any:
@@ -130,27 +158,37 @@ def ITE(c: Any, a: Any, b: Any) -> Any:
         return a
     if isinstance(a, bool) and isinstance(b, bool):
         return c if a else NOT(c)
-    return z3.If(c, zterm(a), zterm(b))
+    a, b = zterm(a), zterm(b)
+    cls = _kind(a)
+    if isinstance(c, z3.BoolRef) and cls is not None and isinstance(b, cls) and _kind(b) is cls:
+        return cls(z3core.Z3_mk_ite(c.ctx.ref(), c.as_ast(), a.as_ast(), b.as_ast()), c.ctx)
+    return z3.If(c, a, b)
+
+
+def _binary(mk: Callable[..., Any], a: Any, b: Any, slow: Callable[[Any, Any], Any]) -> Any:
+    a, b = zterm(a), zterm(b)
+    cls = _kind(a)
+    if cls is None or _kind(b) is not cls:
+        return slow(a, b)
+    return z3.BoolRef(mk(a.ctx.ref(), a.as_ast(), b.as_ast()), a.ctx)
 
 
 def EQ(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    if isinstance(a, bool) or isinstance(b, bool):
-        return zterm(a) == zterm(b)
-    return a == b
+    return _binary(z3core.Z3_mk_eq, a, b, lambda x, y: x == y)
 
 
 def LT(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         return a < b
-    return zterm(a) < zterm(b)
+    return _binary(z3core.Z3_mk_lt, a, b, lambda x, y: x < y)
 
 
 def LE(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         return a <= b
-    return zterm(a) <= zterm(b)
+    return _binary(z3core.Z3_mk_le, a, b, lambda x, y: x <= y)
 
 
 def SUM(xs: Sequence[Any]) -> Any:
@@ -163,7 +201,7 @@ def SUM(xs: Sequence[Any]) -> Any:
             terms.append(x)
     if not terms:
         return const
-    t = terms[0] if len(terms) == 1 else z3.Sum(*terms)
+    t = terms[0] if len(terms) == 1 else _nary(z3core.Z3_mk_add, terms, z3.Sum)
     return t + const if const else t
 
 
