@@ -22,6 +22,7 @@ counterexample or a trace, replayed on the concrete model before it is reported)
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -44,9 +45,11 @@ from .symbolic import (
     Event,
     Exec,
     Machine,
+    OutOfTime,
     StepPart,
     SymState,
     Unsupported,
+    deadline,
     model_value,
     zterm,
 )
@@ -68,6 +71,24 @@ class Result:
     @property
     def failed(self) -> bool:
         return self.status == "witness"
+
+
+def bounded(query: Callable[..., Result]) -> Callable[..., Result]:
+    """A query whose time limit covers building its formulas, not only z3's search: past
+    the limit it answers `unknown`, saying where the building stopped."""
+
+    @functools.wraps(query)
+    def run(game: model.Game, *args: Any, limit: float = TIME_LIMIT, **kw: Any) -> Result:
+        t0 = time.perf_counter()
+        try:
+            with deadline(limit):
+                return query(game, *args, limit=limit, **kw)
+        except OutOfTime as exc:
+            return Result(query.__name__, "unknown", f"building the z3 formulas did not finish "
+                          f"within the {limit:g} s limit (reached {exc})",
+                          time.perf_counter() - t0)
+
+    return run
 
 
 class Clock:
@@ -194,6 +215,7 @@ def _count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
+@bounded
 def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     """Every action keeps every kind's count (and no count goes negative), from every
     well-formed state, including the round transition the action may trigger.
@@ -309,6 +331,7 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
 _INDUCTIVE: dict[int, bool] = {}
 
 
+@bounded
 def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     """The spec's invariants, with the type invariant and "no round-end condition holds",
     are inductive: true at every deal, and kept by every transition into a non-terminal
@@ -384,10 +407,17 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
              rctx.defined("undefined"), *qctx.assume)
         r = _check(s, clock, OR(NOT(keep), qctx.failing("undefined")))
         if r == z3.sat:
-            m = s.model()
-            return Result("invariants", "witness", "not inductive: after a round transition "
-                          f"{which(m, s_next)} (from {enc.describe(enc.evaluate(m, mid))})",
-                          clock.elapsed())
+            # A round-end state is never observed, so the invariants need not hold there;
+            # the round transition must keep them only after an action taken from a state
+            # where they hold. Check exactly that, action by action.
+            r, m, n, s_next = _round_after_actions(M, one, clock, holds)
+            if r == z3.sat:
+                trace = _situation_trace(game, M, m, one, n, None, None)
+                return Result("invariants", "witness", "not inductive: after "
+                              f"{game.ir.actions[one.parts[n].alt.action].name} by player "
+                              f"{one.parts[n].alt.actor} and the round transition it triggers, "
+                              f"{which(m, s_next)} (from {enc.describe(trace.values[0])})",
+                              clock.elapsed())
         if r == z3.unknown:
             return Result("invariants", "unknown", "z3 gave up on the round transition",
                           clock.elapsed())
@@ -397,6 +427,28 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     return Result("invariants", "proved", f"inductive, so true in every reachable state: "
                   f"{', '.join(names) or 'no declared invariants'} (with the type invariant "
                   "and no round-end condition between actions)", clock.elapsed())
+
+
+def _round_after_actions(M: Machine, one: OneStep,
+                         clock: Clock, holds: Callable[[SymState, Ctx], Any]
+                         ) -> tuple[z3.CheckSatResult, Any, int, Any]:
+    """Whether some action, from a state satisfying the invariants (`one.pre`), ends a
+    round whose transition leads to a non-terminal state breaking them: (result, model,
+    action alternative, state after) for the first that does or cannot be decided."""
+    s = _solver(clock)
+    _add(s, *one.pre)
+    r: z3.CheckSatResult = z3.unsat
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        post, ends, over, rctx = one.after(n)
+        qctx = Ctx(f"qr{n}")
+        keep = holds(post, qctx)
+        r = _check(s, clock, AND(_step_ok(part, rctx), ends, NOT(over), *qctx.assume,
+                                 OR(NOT(keep), qctx.failing("undefined"))))
+        if r != z3.unsat:
+            return r, s.model() if r == z3.sat else None, n, post
+    return r, None, -1, None
 
 
 def _assume_invariants(game: model.Game, clock: Clock) -> bool:
@@ -912,6 +964,7 @@ def parse_condition(game: model.Game, text: str) -> ir.Expr:
     return parse(game.ir.file, text, players=game.players, variants=game.ir.chosen)
 
 
+@bounded
 def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
           max_depth: int = 60) -> Result:
     """The shortest action sequence from a (symbolic) deal to a state where `condition`
@@ -939,6 +992,7 @@ def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
 
 
 # ---------------------------------------------------------------------- legal moves
+@bounded
 def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
     """Every well-formed, non-terminal state within a round has a legal action.
 
@@ -986,6 +1040,7 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
 
 
 # ---------------------------------------------------------------------- supply
+@bounded
 def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
     """Can a shared zone be asked for more than it holds in a legal game?"""
     clock = Clock(limit)
@@ -1072,6 +1127,7 @@ def _short_sites(found: Found, sites: list[str]) -> str:
 
 
 # ---------------------------------------------------------------------- round bound
+@bounded
 def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
     """Each action inside a round makes the spec's round measure fall (staying >= 0), so a
     round ends within the measure's value at the deal plus one action."""
@@ -1166,6 +1222,7 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Re
 
 
 # ---------------------------------------------------------------------- game cycles
+@bounded
 def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
                slots: int | None = None, start_condition: str | None = None) -> Result:
     """A game that comes back to the same round start, so can be played forever.
@@ -1290,6 +1347,7 @@ def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
 
 
 # ---------------------------------------------------------------------- agreement
+@bounded
 def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: float = TIME_LIMIT,
               max_steps: int = 400) -> Result:
     """Random concrete transitions satisfy the z3 transition relation: in each visited

@@ -22,6 +22,8 @@ Nothing here knows any game: the translation reads only the IR.
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -40,6 +42,26 @@ ONE = 1
 
 #: Default bound for `repeat n` with a symbolic n, and for `while` loops with a larger max.
 LOOP_BOUND = 64
+
+
+class OutOfTime(Exception):
+    """Building a formula ran past the time limit of the query that needed it."""
+
+
+_DEADLINE = [math.inf]
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Symbolic execution inside the block raises OutOfTime once `seconds` have passed
+    (nested blocks: the sooner deadline wins). A large game's formulas can take longer to
+    build than z3 takes to answer, so the time limit has to cover building too."""
+    old = _DEADLINE[0]
+    _DEADLINE[0] = min(old, time.perf_counter() + seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE[0] = old
 
 
 class Unsupported(Exception):
@@ -1190,6 +1212,8 @@ class Exec:
         return st
 
     def stmt(self, s: ir.Stmt, st: SymState, env: dict) -> SymState:
+        if time.perf_counter() > _DEADLINE[0]:
+            raise OutOfTime(f"spec line {s.where.line}")
         ctx = self.ctx
         match s:
             case ir.Assign(target=t, op=op, value=v):
