@@ -62,6 +62,7 @@ from .invariants import (
     snapshot,
     state_problems,
 )
+from .pairwise import covering_rows
 
 #: The properties the state machine checks (game_ends needs whole games: `rulespec check`
 #: plays those).
@@ -79,7 +80,7 @@ class Profile:
     name: str
     examples: int  # Hypothesis examples (games dealt) per player count and variant choice
     steps: int  # actions per example at most (stateful_step_count)
-    variants: str  # "sample": each variant once; "all": every combination
+    variants: str  # "sample", "pairwise" or "all" (see VARIANT_CHOICES and configurations)
     derandomize: bool  # a fixed seed per run: the same examples every time
     database: bool  # keep failing examples in .hypothesis/ and try them first next time
     shrink_seconds: int  # at most this long shrinking one failure (Hypothesis's own cap is 300)
@@ -91,10 +92,10 @@ PROFILES: dict[str, Profile] = {
                   database=False, shrink_seconds=20,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),
-    "thorough": Profile("thorough", examples=100, steps=100, variants="all",
+    "thorough": Profile("thorough", examples=100, steps=100, variants="pairwise",
                         derandomize=False, database=True, shrink_seconds=60,
-                        description="random, with the example database; every combination "
-                                    "of variants at every player count"),
+                        description="random, with the example database; default variants at "
+                                    "every player count plus every pair of choices once"),
 }
 DEFAULT_PROFILE = "ci"
 
@@ -137,24 +138,48 @@ class Config:
         return ",".join([f"players={self.players}"] + [f"{a}={v}" for a, v in self.variants])
 
 
+VARIANT_CHOICES: dict[str, str] = {
+    "sample": "default variants at every player count, plus every other variant once",
+    "pairwise": "default variants at every player count, plus every pair of choices "
+                "(player count x variant, variant x variant) at least once",
+    "all": "every combination of variants at every player count",
+}
+
+
 def configurations(g: model.ir.GameIR, profile: Profile,
-                   players: Iterable[int] | None = None) -> list[Config]:
+                   players: Iterable[int] | None = None, variants: str | None = None
+                   ) -> list[Config]:
     """The player counts and variant choices a profile runs for a spec.
 
-    "sample": every player count with the default variants, then every other variant of
-    every ambiguity once, at player counts taken in turn (so each variant runs);
-    "all": every combination of variants at every player count.
+    `variants` (default: the profile's) picks how:
+
+    - "sample": every player count with the default variants, then every other variant
+      of every ambiguity once, at player counts taken in turn (so each variant runs);
+    - "pairwise": every player count with the default variants, then a greedy covering
+      array (properties/pairwise.py) so that every player count meets every variant,
+      and every variant every variant of each other ambiguity, in some configuration;
+    - "all": every combination of variants at every player count (the product: for a
+      spec with a dozen ambiguities, hundreds of thousands of configurations).
     """
+    how = variants or profile.variants
+    if how not in VARIANT_CHOICES:
+        raise ValueError(f"variants={how!r}: choose one of {', '.join(VARIANT_CHOICES)}")
     counts = list(players) if players else list(range(g.min_players, g.max_players + 1))
-    if profile.variants == "all":
-        axes = [[(a.id, v.name) for v in a.variants] for a in g.ambiguities]
-        out = []
-        for n in counts:
-            for combo in itertools.product(*axes):
-                chosen = tuple((a, v) for (a, v), amb in zip(combo, g.ambiguities, strict=True)
-                               if v != amb.default)
-                out.append(Config(n, chosen))
-        return out
+    # Each ambiguity's values with its default first (value 0 is the preferred one).
+    axes = [[amb.default] + [v.name for v in amb.variants if v.name != amb.default]
+            for amb in g.ambiguities]
+
+    def config(n: int, chosen: Iterable[str]) -> Config:
+        return Config(n, tuple((amb.id, v) for amb, v in zip(g.ambiguities, chosen, strict=True)
+                               if v != amb.default))
+
+    if how == "all":
+        return [config(n, combo) for n in counts for combo in itertools.product(*axes)]
+    if how == "pairwise":
+        defaults = [(k,) + (0,) * len(axes) for k in range(len(counts))]
+        rows = covering_rows([len(counts)] + [len(a) for a in axes], defaults)
+        return [config(counts[r[0]], [a[v] for a, v in zip(axes, r[1:], strict=True)])
+                for r in rows]
     out = [Config(n) for n in counts]
     turn = 0
     for amb in g.ambiguities:

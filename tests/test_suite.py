@@ -48,16 +48,6 @@ def test_ci_profile_samples_every_variant_and_every_player_count():
     assert len(configs) == len(set(configs))
 
 
-def test_thorough_profile_runs_every_combination():
-    g = model.load_ir(LAMA, players=2)
-    configs = configurations(g, PROFILES["thorough"])
-    combos = 1
-    for a in g.ambiguities:
-        combos *= len(a.variants)
-    assert len(configs) == combos * (g.max_players - g.min_players + 1)
-    assert len(configs) == len(set(configs))
-
-
 def test_config_labels_read_as_test_ids():
     assert Config(3).label == "players=3"
     assert Config(4, (("chip_exchange", "never"),)).label == "players=4,chip_exchange=never"
@@ -184,6 +174,19 @@ def test_an_expected_failure_that_holds_is_reported(pytester):
                                   PROFILES["ci"]))
     result.assert_outcomes(failed=len(configs))
     assert "XPASS(strict)" in result.stdout.str()
+
+
+def test_plugin_variants_option_picks_the_combinations(pytester):
+    spec = _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA)
+    g = model.load_ir(spec, players=2)
+    for how in ("sample", "pairwise", "all"):
+        result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--collect-only",
+                                    "-q", "--rulespec-variants", how, "spec")
+        configs = configurations(g, PROFILES["ci"], variants=how)
+        assert f"{len(CHECKS) * len(configs)} tests collected" in result.stdout.str(), how
+    sizes = {how: len(configurations(g, PROFILES["ci"], variants=how))
+             for how in ("sample", "pairwise", "all")}
+    assert sizes["sample"] < sizes["pairwise"] < sizes["all"]
 
 
 def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
