@@ -30,6 +30,7 @@ examples and steps a run takes; see docs/property-suite.md.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import re
 from collections.abc import Iterable, Mapping
@@ -545,9 +546,23 @@ def _spec_name(spec: str | Path) -> str:
 
 
 def replay_name(game_id: str, config: Config, prop: str) -> str:
-    """The file name of a failure's replay: `<game>-3p-conservation.yaml` and the like."""
+    """The file name of a failure's replay: `<game>-3p-conservation.yaml` and the like.
+
+    A configuration with many variants (pairwise ones have a dozen) would make a name
+    longer than file systems allow (255 bytes); its variants are then named by a short
+    digest of them instead (the replay file itself lists them).
+    """
     parts = [game_id, f"{config.players}p"] + [f"{a}={v}" for a, v in config.variants] + [prop]
-    return re.sub(r"[^\w=.-]", "_", "-".join(parts)) + ".yaml"
+    name = re.sub(r"[^\w=.-]", "_", "-".join(parts)) + ".yaml"
+    if len(name.encode()) <= MAX_REPLAY_NAME:
+        return name
+    digest = hashlib.sha256(config.label.encode()).hexdigest()[:12]
+    short = [game_id, f"{config.players}p", f"{len(config.variants)}variants", digest, prop]
+    return re.sub(r"[^\w=.-]", "_", "-".join(short)) + ".yaml"
+
+
+#: Longest replay file name written as is (most file systems allow 255 bytes).
+MAX_REPLAY_NAME = 200
 
 
 def variants_of(config: Config) -> Mapping[str, str]:

@@ -54,6 +54,15 @@ def test_config_labels_read_as_test_ids():
     assert replay_name("lama", Config(3), "conservation") == "lama-3p-conservation.yaml"
 
 
+def test_a_replay_name_with_many_variants_stays_short_and_distinct():
+    many = Config(3, tuple((f"ambiguity_number_{i}", f"a_rather_long_variant_{i}") for i in range(12)))
+    other = Config(3, (*many.variants[:-1], ("ambiguity_number_11", "another_variant")))
+    name = replay_name("lama", many, "conservation")
+    assert len(name.encode()) <= 200 and name.startswith("lama-3p-12variants-")
+    assert name.endswith("-conservation.yaml")
+    assert name != replay_name("lama", other, "conservation")
+
+
 # ----------------------------------------------------------------- runs
 def test_ci_profile_is_deterministic():
     game = model.load(LAMA, players=3)
