@@ -251,6 +251,12 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
     cov = recorder.coverage if recorder is not None else None
     deep = {"value_semantics", "determinism", "illegal_rejected"} & checks
     n_decls = len(game.ir.actions)
+    n_kinds = len(game.kind_names)
+    # Per declaration, the positions of its parameters that are kinds (which card).
+    kind_params = [tuple(j for j, (_, dom) in enumerate(a.params)
+                         if dom.type.of is not None and dom.type.of.name == "kind")
+                   for a in game.ir.actions]
+    zones = zone_slots(game)
 
     class GameMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -263,10 +269,17 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
 
         # -------------------------------------------------------- the rules
         @initialize(rng=st.randoms(use_true_random=False),
-                    rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls))
-        def deal(self, rng, rare) -> None:
-            """Deal a game; `rare` marks the actions this example avoids when it can."""
+                    rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls),
+                    held=st.lists(st.booleans(), min_size=n_kinds, max_size=n_kinds),
+                    pressure=st.tuples(st.integers(0, len(zones) - 1), st.booleans()))
+        def deal(self, rng, rare, held, pressure) -> None:
+            """Deal a game; `rare` marks the actions this example avoids when it can, `held`
+            the kinds it plays only when nothing else will do (so they are kept to the last),
+            and `pressure` (zone, fill) a zone whose cards or tokens it drains (or fills)
+            at the steps that press (a choice drawn per step, which shrinks to "not")."""
             self.rare = rare
+            self.held = held
+            self.pressure = pressure
             self._deal(rng)
 
         @precondition(lambda self: bool(self.enabled))
@@ -280,16 +293,44 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             before it is taken (cyclically), so that a smaller number, which the shrinker
             tries, never stands for a later declaration; the ones this example avoids
             are skipped unless only those are legal. Then it draws which instance
-            (which card, which target) among the legal ones.
+            (which card, which target) among the legal ones, leaving out those that
+            name a kind this example holds back, unless only those are legal; under
+            pressure on a zone, at about every other step (drawn), only the instances
+            that leave it emptiest (or fullest): always pressing gets stuck in one
+            pattern of play, half the time drains a pile far more often.
             """
             wanted = data.draw(st.integers(0, n_decls - 1)) if n_decls > 1 else 0
             legal = self.enabled
             pool = [i for i in legal if not self.rare[i]] or legal
             decl = min(pool, key=lambda i: (wanted - i) % n_decls)
             choices = [a for a in self.legal if a.index == decl]
+            if len(choices) > 1 and kind_params[decl]:
+                choices = [a for a in choices if not any(self.held[a.args[j]]
+                                                         for j in kind_params[decl])] or choices
+            if len(choices) > 1 and data.draw(st.booleans()):
+                choices = self._pressed(choices)
             action = choices[data.draw(st.integers(0, len(choices) - 1))] \
                 if len(choices) > 1 else choices[0]
             self._step(action)
+
+        def _pressed(self, choices: list[Action]) -> list[Action]:
+            """The choices that leave the pressed zone emptiest (or fullest), one step ahead.
+
+            The look-ahead applies each choice with the state's own chance, untraced: it
+            only ranks the choices (one the rules cannot carry out ranks as no change).
+            """
+            assert self.state is not None
+            zone, fill = self.pressure
+            here = zone_size(self.state, zones[zone])
+            ranks = []
+            for a in choices:
+                try:
+                    n = zone_size(self.state.apply(a), zones[zone])
+                except ModelError:
+                    n = here
+                ranks.append(-n if fill else n)
+            best = min(ranks)
+            return [a for a, r in zip(choices, ranks, strict=True) if r == best]
 
         @precondition(lambda self: self.state is None or self.state.is_terminal
                       or not self.enabled)
@@ -417,6 +458,22 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
         f"{a}_{v}" for a, v in sorted(variants.items())))
     GameMachine.__name__ = GameMachine.__qualname__ = f"Machine_{key}"
     return GameMachine
+
+
+def zone_slots(game: Game) -> list[tuple[tuple[int, bool], ...]]:
+    """Per declared zone, its instances in a state's `z` (one per player for a per-player
+    zone), each with whether it is a pile (a list of kinds) or a bag (counts per kind)."""
+    out = []
+    for z in game.ir.zones:
+        base = game.layout.zone_base[z.name]
+        out.append(tuple((base + i, z.order == "pile")
+                         for i in range(game.layout.zone_count[z.name])))
+    return out
+
+
+def zone_size(state: State, slots: tuple[tuple[int, bool], ...]) -> int:
+    """How many cards or tokens lie in a zone (all its instances together)."""
+    return sum(len(state.z[i]) if pile else sum(state.z[i]) for i, pile in slots)
 
 
 # ----------------------------------------------------------------- running
