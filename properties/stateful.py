@@ -303,15 +303,21 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             legal = self.enabled
             pool = [i for i in legal if not self.rare[i]] or legal
             decl = min(pool, key=lambda i: (wanted - i) % n_decls)
-            choices = [a for a in self.legal if a.index == decl]
-            if len(choices) > 1 and kind_params[decl]:
-                choices = [a for a in choices if not any(self.held[a.args[j]]
-                                                         for j in kind_params[decl])] or choices
+            choices = self._candidates(decl)
             if len(choices) > 1 and data.draw(st.booleans()):
                 choices = self._pressed(choices)
             action = choices[data.draw(st.integers(0, len(choices) - 1))] \
                 if len(choices) > 1 else choices[0]
             self._step(action)
+
+        def _candidates(self, decl: int) -> list[Action]:
+            """The legal instances of a declaration, without those naming a held-back kind
+            (unless only those are legal)."""
+            choices = [a for a in self.legal if a.index == decl]
+            if len(choices) > 1 and kind_params[decl]:
+                choices = [a for a in choices if not any(self.held[a.args[j]]
+                                                         for j in kind_params[decl])] or choices
+            return choices
 
         def _pressed(self, choices: list[Action]) -> list[Action]:
             """The choices that leave the pressed zone emptiest (or fullest), one step ahead.
