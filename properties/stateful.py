@@ -93,7 +93,7 @@ PROFILES: dict[str, Profile] = {
                   database=False, shrink_seconds=20,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),
-    "thorough": Profile("thorough", examples=100, steps=100, variants="pairwise",
+    "thorough": Profile("thorough", examples=50, steps=200, variants="pairwise",
                         derandomize=False, database=True, shrink_seconds=60,
                         description="random, with the example database; default variants at "
                                     "every player count plus every pair of choices once"),
