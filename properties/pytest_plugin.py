@@ -16,10 +16,11 @@ the items of one configuration share one run (the first item to run pays for it)
   the runs never exercised (see properties/coverage.py).
 
 Options: `--rulespec-profile ci|thorough` (or the RULESPEC_PROFILE environment
-variable; default ci), `--rulespec-examples N` and `--rulespec-steps N` to override
-the profile's budget per item, `--rulespec-replays DIR`. With pytest-xdist, the plugin
-switches `--dist load` to `loadgroup` so that the items of one configuration stay on
-one worker. See docs/property-suite.md.
+variable; default ci), `--rulespec-variants sample|pairwise|all`,
+`--rulespec-examples N` and `--rulespec-steps N` to override the profile's choice of
+variant combinations and budget per item, `--rulespec-replays DIR`. With
+pytest-xdist, the plugin switches `--dist load` to `loadgroup` so that the items of
+one configuration stay on one worker. See docs/property-suite.md.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .stateful import (
     CHECKS,
     DEFAULT_PROFILE,
     PROFILES,
+    VARIANT_CHOICES,
     Config,
     Outcome,
     configurations,
@@ -55,8 +57,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rulespec", "rulespec property suite over spec/*.yaml")
     group.addoption("--rulespec-profile", choices=sorted(PROFILES), default=None,
                     help="ci (default; deterministic, sampled variants) or thorough "
-                         "(many more examples and steps, every variant combination); "
+                         "(many more examples and steps, pairwise variant combinations); "
                          "also RULESPEC_PROFILE")
+    group.addoption("--rulespec-variants", choices=list(VARIANT_CHOICES), default=None,
+                    help="which variant combinations run (overrides the profile): sample "
+                         "(each variant once), pairwise (every pair of choices once) or all "
+                         "(every combination: only for small specs)")
     group.addoption("--rulespec-examples", type=int, default=None,
                     help="Hypothesis examples per item (overrides the profile)")
     group.addoption("--rulespec-steps", type=int, default=None,
@@ -69,6 +75,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @attrs.define
 class _Session:
     profile: str
+    variants: str | None
     examples: int | None
     steps: int | None
     replays: Path
@@ -89,7 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"{', '.join(sorted(PROFILES))}")
     replays = config.getoption("rulespec_replays")
     config.stash[_STATE] = _Session(
-        profile, config.getoption("rulespec_examples"), config.getoption("rulespec_steps"),
+        profile, config.getoption("rulespec_variants"), config.getoption("rulespec_examples"),
+        config.getoption("rulespec_steps"),
         Path(replays) if replays else Path(config.rootpath) / "replays")
     # pytest-xdist: keep the items of one configuration (one shared run) on one worker.
     # The controller schedules by group; each worker must tag its items with their group,
@@ -117,8 +125,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_report_header(config: pytest.Config) -> str:
     st = config.stash[_STATE]
     p = PROFILES[st.profile]
+    how = f"; variants: {st.variants}" if st.variants else ""
     return (f"rulespec profile: {p.name} ({st.examples or p.examples} examples x "
-            f"{st.steps or p.steps} steps per configuration; {p.description})")
+            f"{st.steps or p.steps} steps per configuration; {p.description}{how})")
 
 
 class SpecFile(pytest.File):
@@ -128,7 +137,7 @@ class SpecFile(pytest.File):
         st = self.config.stash[_STATE]
         base = model.load_ir(self.path, players=_min_players(self.path))
         defaults = {a.id: a.default for a in base.ambiguities}
-        for cfg in configurations(base, PROFILES[st.profile]):
+        for cfg in configurations(base, PROFILES[st.profile], variants=st.variants):
             g = attrs.evolve(base, players=cfg.players, chosen={**defaults, **dict(cfg.variants)})
             expected = {p: e for p in CHECKS if (e := expectation_for(g, p)) is not None
                         and e.result in ("fail", "may_fail")}

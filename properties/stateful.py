@@ -30,6 +30,7 @@ examples and steps a run takes; see docs/property-suite.md.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import re
 from collections.abc import Iterable, Mapping
@@ -62,13 +63,14 @@ from .invariants import (
     snapshot,
     state_problems,
 )
+from .pairwise import covering_rows
 
-#: The properties the state machine checks (game_ends needs whole games: `rulespec check`
-#: plays those).
-CHECKS: tuple[str, ...] = ("conservation", "legal_move", "round_ends", "invariants",
-                           "rules_defined", "value_semantics", "determinism",
-                           "illegal_rejected")
-assert set(CHECKS) <= set(PROPERTIES)
+#: Properties that need games played to their end: `rulespec check` plays those.
+WHOLE_GAMES: tuple[str, ...] = ("game_ends",)
+#: The properties the state machine checks: every property of properties/invariants.py
+#: (where each is described once) but those, in the same order.
+CHECKS: tuple[str, ...] = tuple(p for p in PROPERTIES if p not in WHOLE_GAMES)
+assert set(WHOLE_GAMES) <= set(PROPERTIES)
 
 
 # ----------------------------------------------------------------- profiles
@@ -79,7 +81,7 @@ class Profile:
     name: str
     examples: int  # Hypothesis examples (games dealt) per player count and variant choice
     steps: int  # actions per example at most (stateful_step_count)
-    variants: str  # "sample": each variant once; "all": every combination
+    variants: str  # "sample", "pairwise" or "all" (see VARIANT_CHOICES and configurations)
     derandomize: bool  # a fixed seed per run: the same examples every time
     database: bool  # keep failing examples in .hypothesis/ and try them first next time
     shrink_seconds: int  # at most this long shrinking one failure (Hypothesis's own cap is 300)
@@ -91,10 +93,10 @@ PROFILES: dict[str, Profile] = {
                   database=False, shrink_seconds=20,
                   description="deterministic, no example database; default variants at "
                               "every player count plus each other variant once"),
-    "thorough": Profile("thorough", examples=100, steps=100, variants="all",
+    "thorough": Profile("thorough", examples=50, steps=200, variants="pairwise",
                         derandomize=False, database=True, shrink_seconds=60,
-                        description="random, with the example database; every combination "
-                                    "of variants at every player count"),
+                        description="random, with the example database; default variants at "
+                                    "every player count plus every pair of choices once"),
 }
 DEFAULT_PROFILE = "ci"
 
@@ -137,24 +139,48 @@ class Config:
         return ",".join([f"players={self.players}"] + [f"{a}={v}" for a, v in self.variants])
 
 
+VARIANT_CHOICES: dict[str, str] = {
+    "sample": "default variants at every player count, plus every other variant once",
+    "pairwise": "default variants at every player count, plus every pair of choices "
+                "(player count x variant, variant x variant) at least once",
+    "all": "every combination of variants at every player count",
+}
+
+
 def configurations(g: model.ir.GameIR, profile: Profile,
-                   players: Iterable[int] | None = None) -> list[Config]:
+                   players: Iterable[int] | None = None, variants: str | None = None
+                   ) -> list[Config]:
     """The player counts and variant choices a profile runs for a spec.
 
-    "sample": every player count with the default variants, then every other variant of
-    every ambiguity once, at player counts taken in turn (so each variant runs);
-    "all": every combination of variants at every player count.
+    `variants` (default: the profile's) picks how:
+
+    - "sample": every player count with the default variants, then every other variant
+      of every ambiguity once, at player counts taken in turn (so each variant runs);
+    - "pairwise": every player count with the default variants, then a greedy covering
+      array (properties/pairwise.py) so that every player count meets every variant,
+      and every variant every variant of each other ambiguity, in some configuration;
+    - "all": every combination of variants at every player count (the product: for a
+      spec with a dozen ambiguities, hundreds of thousands of configurations).
     """
+    how = variants or profile.variants
+    if how not in VARIANT_CHOICES:
+        raise ValueError(f"variants={how!r}: choose one of {', '.join(VARIANT_CHOICES)}")
     counts = list(players) if players else list(range(g.min_players, g.max_players + 1))
-    if profile.variants == "all":
-        axes = [[(a.id, v.name) for v in a.variants] for a in g.ambiguities]
-        out = []
-        for n in counts:
-            for combo in itertools.product(*axes):
-                chosen = tuple((a, v) for (a, v), amb in zip(combo, g.ambiguities, strict=True)
-                               if v != amb.default)
-                out.append(Config(n, chosen))
-        return out
+    # Each ambiguity's values with its default first (value 0 is the preferred one).
+    axes = [[amb.default] + [v.name for v in amb.variants if v.name != amb.default]
+            for amb in g.ambiguities]
+
+    def config(n: int, chosen: Iterable[str]) -> Config:
+        return Config(n, tuple((amb.id, v) for amb, v in zip(g.ambiguities, chosen, strict=True)
+                               if v != amb.default))
+
+    if how == "all":
+        return [config(n, combo) for n in counts for combo in itertools.product(*axes)]
+    if how == "pairwise":
+        defaults = [(k,) + (0,) * len(axes) for k in range(len(counts))]
+        rows = covering_rows([len(counts)] + [len(a) for a in axes], defaults)
+        return [config(counts[r[0]], [a[v] for a, v in zip(axes, r[1:], strict=True)])
+                for r in rows]
     out = [Config(n) for n in counts]
     turn = 0
     for amb in g.ambiguities:
@@ -225,6 +251,12 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
     cov = recorder.coverage if recorder is not None else None
     deep = {"value_semantics", "determinism", "illegal_rejected"} & checks
     n_decls = len(game.ir.actions)
+    n_kinds = len(game.kind_names)
+    # Per declaration, the positions of its parameters that are kinds (which card).
+    kind_params = [tuple(j for j, (_, dom) in enumerate(a.params)
+                         if dom.type.of is not None and dom.type.of.name == "kind")
+                   for a in game.ir.actions]
+    zones = zone_slots(game)
 
     class GameMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -237,10 +269,17 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
 
         # -------------------------------------------------------- the rules
         @initialize(rng=st.randoms(use_true_random=False),
-                    rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls))
-        def deal(self, rng, rare) -> None:
-            """Deal a game; `rare` marks the actions this example avoids when it can."""
+                    rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls),
+                    held=st.lists(st.booleans(), min_size=n_kinds, max_size=n_kinds),
+                    pressure=st.tuples(st.integers(0, len(zones) - 1), st.booleans()))
+        def deal(self, rng, rare, held, pressure) -> None:
+            """Deal a game; `rare` marks the actions this example avoids when it can, `held`
+            the kinds it plays only when nothing else will do (so they are kept to the last),
+            and `pressure` (zone, fill) a zone whose cards or tokens it drains (or fills)
+            at the steps that press (a choice drawn per step, which shrinks to "not")."""
             self.rare = rare
+            self.held = held
+            self.pressure = pressure
             self._deal(rng)
 
         @precondition(lambda self: bool(self.enabled))
@@ -254,16 +293,50 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             before it is taken (cyclically), so that a smaller number, which the shrinker
             tries, never stands for a later declaration; the ones this example avoids
             are skipped unless only those are legal. Then it draws which instance
-            (which card, which target) among the legal ones.
+            (which card, which target) among the legal ones, leaving out those that
+            name a kind this example holds back, unless only those are legal; under
+            pressure on a zone, at about every other step (drawn), only the instances
+            that leave it emptiest (or fullest): always pressing gets stuck in one
+            pattern of play, half the time drains a pile far more often.
             """
             wanted = data.draw(st.integers(0, n_decls - 1)) if n_decls > 1 else 0
             legal = self.enabled
             pool = [i for i in legal if not self.rare[i]] or legal
             decl = min(pool, key=lambda i: (wanted - i) % n_decls)
-            choices = [a for a in self.legal if a.index == decl]
+            choices = self._candidates(decl)
+            if len(choices) > 1 and data.draw(st.booleans()):
+                choices = self._pressed(choices)
             action = choices[data.draw(st.integers(0, len(choices) - 1))] \
                 if len(choices) > 1 else choices[0]
             self._step(action)
+
+        def _candidates(self, decl: int) -> list[Action]:
+            """The legal instances of a declaration, without those naming a held-back kind
+            (unless only those are legal)."""
+            choices = [a for a in self.legal if a.index == decl]
+            if len(choices) > 1 and kind_params[decl]:
+                choices = [a for a in choices if not any(self.held[a.args[j]]
+                                                         for j in kind_params[decl])] or choices
+            return choices
+
+        def _pressed(self, choices: list[Action]) -> list[Action]:
+            """The choices that leave the pressed zone emptiest (or fullest), one step ahead.
+
+            The look-ahead applies each choice with the state's own chance, untraced: it
+            only ranks the choices (one the rules cannot carry out ranks as no change).
+            """
+            assert self.state is not None
+            zone, fill = self.pressure
+            here = zone_size(self.state, zones[zone])
+            ranks = []
+            for a in choices:
+                try:
+                    n = zone_size(self.state.apply(a), zones[zone])
+                except ModelError:
+                    n = here
+                ranks.append(-n if fill else n)
+            best = min(ranks)
+            return [a for a, r in zip(choices, ranks, strict=True) if r == best]
 
         @precondition(lambda self: self.state is None or self.state.is_terminal
                       or not self.enabled)
@@ -393,6 +466,22 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
     return GameMachine
 
 
+def zone_slots(game: Game) -> list[tuple[tuple[int, bool], ...]]:
+    """Per declared zone, its instances in a state's `z` (one per player for a per-player
+    zone), each with whether it is a pile (a list of kinds) or a bag (counts per kind)."""
+    out = []
+    for z in game.ir.zones:
+        base = game.layout.zone_base[z.name]
+        out.append(tuple((base + i, z.order == "pile")
+                         for i in range(game.layout.zone_count[z.name])))
+    return out
+
+
+def zone_size(state: State, slots: tuple[tuple[int, bool], ...]) -> int:
+    """How many cards or tokens lie in a zone (all its instances together)."""
+    return sum(len(state.z[i]) if pile else sum(state.z[i]) for i, pile in slots)
+
+
 # ----------------------------------------------------------------- running
 @attrs.frozen
 class Outcome:
@@ -520,9 +609,23 @@ def _spec_name(spec: str | Path) -> str:
 
 
 def replay_name(game_id: str, config: Config, prop: str) -> str:
-    """The file name of a failure's replay: `<game>-3p-conservation.yaml` and the like."""
+    """The file name of a failure's replay: `<game>-3p-conservation.yaml` and the like.
+
+    A configuration with many variants (pairwise ones have a dozen) would make a name
+    longer than file systems allow (255 bytes); its variants are then named by a short
+    digest of them instead (the replay file itself lists them).
+    """
     parts = [game_id, f"{config.players}p"] + [f"{a}={v}" for a, v in config.variants] + [prop]
-    return re.sub(r"[^\w=.-]", "_", "-".join(parts)) + ".yaml"
+    name = re.sub(r"[^\w=.-]", "_", "-".join(parts)) + ".yaml"
+    if len(name.encode()) <= MAX_REPLAY_NAME:
+        return name
+    digest = hashlib.sha256(config.label.encode()).hexdigest()[:12]
+    short = [game_id, f"{config.players}p", f"{len(config.variants)}variants", digest, prop]
+    return re.sub(r"[^\w=.-]", "_", "-".join(short)) + ".yaml"
+
+
+#: Longest replay file name written as is (most file systems allow 255 bytes).
+MAX_REPLAY_NAME = 200
 
 
 def variants_of(config: Config) -> Mapping[str, str]:

@@ -305,6 +305,26 @@ def test_passing_the_last_card_no_draw_variant():
     assert s.active_player == 1
 
 
+def test_passing_the_last_card_with_nothing_to_draw_anywhere():
+    # The draw pile is empty and nothing lies under the top cards (L43 has nothing to
+    # rebuild it from): the draw that passing the last card costs (L40) does not happen.
+    s = do(situation("pass_last_nothing_under"), "play blue_A on 4")
+    assert var(s, "phase") == "pass"
+    s = do(s, "pass green_D")
+    assert s.round == 1
+    assert hand(s, 0) == Counter() and hand(s, 1)["green_D"] == 1
+    assert draw(s) == []
+    assert s.active_player == 1
+
+
+def test_passing_the_last_card_with_nothing_to_draw_round_void_variant():
+    s = situation("pass_last_nothing_under", {"nothing_under_top_layer": "round_void"})
+    s = do(s, "play blue_A on 4", "pass green_D")
+    assert s.round == 2
+    assert s.scores == (0, 0, 0, 0)
+    assert s.active_player == 2  # the round's starter starts again
+
+
 # ----------------------------------------------------------------- the match
 def test_match_end_with_four_players_needs_three_wins():
     s = do(situation("match_end_4"), "play blue_A on 4")

@@ -6,6 +6,7 @@ from on small budgets, with spec copies written into temporary directories.
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -20,10 +21,13 @@ from properties.stateful import (
     CHECKS,
     PROFILES,
     Config,
+    build_machine,
     configurations,
     replay_name,
     run_config,
     run_game,
+    zone_size,
+    zone_slots,
 )
 
 ROOT = Path(__file__).parent.parent
@@ -48,20 +52,19 @@ def test_ci_profile_samples_every_variant_and_every_player_count():
     assert len(configs) == len(set(configs))
 
 
-def test_thorough_profile_runs_every_combination():
-    g = model.load_ir(LAMA, players=2)
-    configs = configurations(g, PROFILES["thorough"])
-    combos = 1
-    for a in g.ambiguities:
-        combos *= len(a.variants)
-    assert len(configs) == combos * (g.max_players - g.min_players + 1)
-    assert len(configs) == len(set(configs))
-
-
 def test_config_labels_read_as_test_ids():
     assert Config(3).label == "players=3"
     assert Config(4, (("chip_exchange", "never"),)).label == "players=4,chip_exchange=never"
     assert replay_name("lama", Config(3), "conservation") == "lama-3p-conservation.yaml"
+
+
+def test_a_replay_name_with_many_variants_stays_short_and_distinct():
+    many = Config(3, tuple((f"ambiguity_number_{i}", f"a_rather_long_variant_{i}") for i in range(12)))
+    other = Config(3, (*many.variants[:-1], ("ambiguity_number_11", "another_variant")))
+    name = replay_name("lama", many, "conservation")
+    assert len(name.encode()) <= 200 and name.startswith("lama-3p-12variants-")
+    assert name.endswith("-conservation.yaml")
+    assert name != replay_name("lama", other, "conservation")
 
 
 # ----------------------------------------------------------------- runs
@@ -79,6 +82,64 @@ def test_a_run_reports_every_property_it_checks():
     out = run_game(game, "ci", examples=3, steps=10)
     assert list(out) == list(CHECKS)
     assert all(o.status == "holds" for o in out.values())
+
+
+# ----------------------------------------------------------------- swarm testing
+SPECS = sorted((ROOT / "spec").glob("*.yaml"))
+
+
+def _machine_with_choices(spec: Path, need: int = 2):
+    """A dealt machine (nothing held back, no pressure yet) and a declaration that has at
+    least `need` legal instances with a kind parameter, found by trying deals in turn."""
+    game = model.load(spec, players=3)
+    machine = build_machine(game)()
+    machine.rare = [False] * len(game.ir.actions)
+    machine.held = [False] * len(game.kind_names)
+    for seed in range(50):
+        machine._deal(random.Random(seed))
+        for decl in sorted(machine.enabled):
+            kinds = {a.args for a in machine.legal if a.index == decl}
+            if len(kinds) >= need and game.ir.actions[decl].params:
+                return game, machine, decl
+    raise AssertionError(f"no deal of {spec.name} offers {need} instances of one action")
+
+
+def test_zone_sizes_add_up_to_every_card_and_token():
+    for spec in SPECS:
+        game = model.load(spec, players=3)
+        state = game.initial_state(1)
+        total = sum(zone_size(state, z) for z in zone_slots(game))
+        assert total == sum(k.copies for k in game.ir.kinds), spec.name
+
+
+def test_held_back_kinds_are_taken_only_when_nothing_else_is_legal():
+    game, machine, decl = _machine_with_choices(LAMA)
+    every = [a for a in machine.legal if a.index == decl]
+    assert machine._candidates(decl) == every
+    first = every[0].args[0]
+    machine.held[first] = True
+    kept = machine._candidates(decl)
+    assert kept and all(a.args[0] != first for a in kept)
+    assert len(kept) == len([a for a in every if a.args[0] != first])
+    machine.held = [True] * len(game.kind_names)
+    assert machine._candidates(decl) == every  # nothing else is legal: all of them
+
+
+def test_pressure_keeps_the_choices_that_drain_or_fill_the_zone():
+    moved = 0
+    for spec in SPECS:
+        game, machine, decl = _machine_with_choices(spec)
+        every = machine._candidates(decl)
+        zones = zone_slots(game)
+        for zone in range(len(zones)):
+            after = {a: zone_size(machine.state.apply(a), zones[zone]) for a in every}
+            for fill in (False, True):
+                machine.pressure = (zone, fill)
+                best = (max if fill else min)(after.values())
+                assert machine._pressed(every) == [a for a in every if after[a] == best], \
+                    (spec.name, zone, fill)
+            moved += len(set(after.values())) > 1
+    assert moved, "no zone told the choices apart in any spec: the test showed nothing"
 
 
 # ----------------------------------------------------------------- replay files
@@ -184,6 +245,19 @@ def test_an_expected_failure_that_holds_is_reported(pytester):
                                   PROFILES["ci"]))
     result.assert_outcomes(failed=len(configs))
     assert "XPASS(strict)" in result.stdout.str()
+
+
+def test_plugin_variants_option_picks_the_combinations(pytester):
+    spec = _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA)
+    g = model.load_ir(spec, players=2)
+    for how in ("sample", "pairwise", "all"):
+        result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--collect-only",
+                                    "-q", "--rulespec-variants", how, "spec")
+        configs = configurations(g, PROFILES["ci"], variants=how)
+        assert f"{len(CHECKS) * len(configs)} tests collected" in result.stdout.str(), how
+    sizes = {how: len(configurations(g, PROFILES["ci"], variants=how))
+             for how in ("sample", "pairwise", "all")}
+    assert sizes["sample"] < sizes["pairwise"] < sizes["all"]
 
 
 def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
