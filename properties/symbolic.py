@@ -129,30 +129,27 @@ def _nary(mk: Callable[..., Any], terms: list, slow: Callable[..., Any]) -> Any:
     return cls(mk(ctx.ref(), len(terms), arr), ctx)
 
 
-def AND(*xs: Any) -> Any:
+def _junction(xs: Sequence[Any], unit: bool, mk: Callable[..., Any],
+              slow: Callable[..., Any]) -> Any:
+    """And (unit True) or Or (unit False), folding Python constants."""
     parts = []
     for x in xs:
-        if x is True:
+        if x is unit:
             continue
-        if x is False:
-            return False
+        if x is (not unit):
+            return not unit
         parts.append(x)
     if not parts:
-        return True
-    return parts[0] if len(parts) == 1 else _nary(z3core.Z3_mk_and, parts, z3.And)
+        return unit
+    return parts[0] if len(parts) == 1 else _nary(mk, parts, slow)
+
+
+def AND(*xs: Any) -> Any:
+    return _junction(xs, True, z3core.Z3_mk_and, z3.And)
 
 
 def OR(*xs: Any) -> Any:
-    parts = []
-    for x in xs:
-        if x is False:
-            continue
-        if x is True:
-            return True
-        parts.append(x)
-    if not parts:
-        return False
-    return parts[0] if len(parts) == 1 else _nary(z3core.Z3_mk_or, parts, z3.Or)
+    return _junction(xs, False, z3core.Z3_mk_or, z3.Or)
 
 
 def NOT(x: Any) -> Any:
