@@ -52,8 +52,8 @@ def test_broken_spec_gives_one_clear_error(tmp_path: Path, name: str, old: str, 
                                            message: str) -> None:
     path, line = _broken(tmp_path, old, new)
     result = subprocess.run([sys.executable, "-m", "properties.cli", "check", str(path),
-                             "--games", "1"], capture_output=True, text=True, cwd=ROOT,
-                            timeout=120)
+                             "--games", "1", "--profile", "none", "--no-z3"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
