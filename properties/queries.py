@@ -1369,17 +1369,24 @@ def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: float = TI
             actions = state.legal_actions()
             action = actions[rng.randrange(len(actions))]
             nxt = state.apply(action)
-            check_transition(game, M, state, action, nxt, alts)
+            if not check_transition(game, M, state, action, nxt, alts, clock):
+                break  # out of time inside z3: that transition is not counted
             state = nxt
             steps += 1
             checked += 1
+    if not checked:
+        return Result("agreement", "unknown", "no transition was checked within the time limit",
+                      clock.elapsed(), bound=0)
     return Result("agreement", "proved", f"{checked} random concrete transitions satisfy the z3 "
                   "transition relation (legal actions and successors)", clock.elapsed(),
                   bound=checked)
 
 
 def check_transition(game: model.Game, M: Machine, state: model.State, action: model.Action,
-                     nxt: model.State, alts: Sequence[Any] | None = None) -> None:
+                     nxt: model.State, alts: Sequence[Any] | None = None,
+                     clock: Clock | None = None) -> bool:
+    """Check one concrete transition against the z3 relation: raise Disagreement on a
+    difference; False if z3 could not decide the successor before the clock ran out."""
     enc = M.enc
     pre = enc.from_concrete(state)
     legal = set(state.legal_actions())
@@ -1402,11 +1409,15 @@ def check_transition(game: model.Game, M: Machine, state: model.State, action: m
     assert chosen is not None
     rctx = chosen.ctx
     post, _, _ = M.round_part(chosen.post, rctx)
-    s = z3.Solver()
+    s = z3.Solver() if clock is None else _solver(clock)
     _add(s, *rctx.assume, rctx.defined("undefined"), enc.equal(post, enc.from_concrete(nxt)))
-    if s.check() != z3.sat:
+    r = s.check() if clock is None else _check(s, clock)
+    if r == z3.unknown:
+        return False
+    if r != z3.sat:
         raise Disagreement(f"the concrete successor of {action} is not a z3 successor "
                            f"(state {state.to_dict()})")
+    return True
 
 
 # ---------------------------------------------------------------------- all

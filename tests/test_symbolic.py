@@ -56,7 +56,7 @@ def test_random_transitions_satisfy_the_z3_relation(spec: Path, players: int) ->
     """In every visited state the z3 guards give exactly the concrete legal actions, and
     each concrete successor is a z3 successor; a difference raises Disagreement."""
     game = model.load(spec, players=players)
-    res = Q.agreement(game, games=2, seed=11, limit=60, max_steps=20)
+    res = Q.agreement(game, games=2, seed=11, limit=120, max_steps=20)
     assert res.status == "proved"
     assert res.bound and res.bound > 0
 
