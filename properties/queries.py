@@ -830,10 +830,13 @@ def one_round(game: model.Game, clock: Clock, start: str,
         ctx = Ctx("sc")
         _add(o.s, o.M.condition(start_condition, o.states[0], ctx), ctx.defined("undefined"),
              *ctx.assume)
+    last = 0.0  # seconds the last slot took to add (not interruptible)
     for n in range(1, slots + 1):
-        if clock.left() <= 0:
+        if clock.left() <= last:
             return o, n - 1, None
+        t0 = time.perf_counter()
         o.add_slot()
+        last = time.perf_counter() - t0
         if shortest or n == slots:
             r, found = o.check(target)
             if r == z3.sat:
@@ -942,11 +945,14 @@ def bmc(game: model.Game, target: Callable[[Unroller, int], Any], clock: Clock,
     """The shortest k with target(u, k) satisfiable, its trace replayed on the concrete
     model; or, with no trace, the depth up to which none exists."""
     u = Unroller(game, clock)
+    last = 0.0  # seconds the last step took to add: z3 cannot interrupt adding one
     for k in range(max_depth + 1):
         while u.depth < k:
-            if clock.left() <= 0:
+            if clock.left() <= last:
                 return Found(None, k)
+            t0 = time.perf_counter()
             u.extend()
+            last = time.perf_counter() - t0
         if k < min_depth:
             continue
         u.s.push()
