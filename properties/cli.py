@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import yaml
@@ -21,6 +22,9 @@ from model.source import read_yaml
 
 from . import trace as tr
 from .check import Row, all_specs, check_spec
+
+if TYPE_CHECKING:
+    from .witness import Trace
 
 
 def _variants(items: tuple[str, ...]) -> dict[str, str]:
@@ -240,11 +244,11 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     sys.exit(1 if failed else 0)
 
 
-def _write_witness(path: Path, trace: object, note: str = "") -> None:
-    data = trace.to_replay(note)  # type: ignore[attr-defined]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True,
-                                   default_flow_style=None, width=100), encoding="utf-8")
+def _write_witness(path: Path, trace: Trace, note: str = "") -> None:
+    d = trace.to_replay(note)
+    tr.write_replay(path, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
+                    actions=d["actions"], note=note, shuffles=d["shuffles"],
+                    situation=d.get("situation"))
 
 
 @main.command()

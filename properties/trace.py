@@ -57,12 +57,14 @@ def _zone_text(value: Any) -> str:
 
 def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: dict[str, str],
                  actions: list[str] | tuple[str, ...], note: str = "",
-                 shuffles: list[list[str]] | None = None, prop: str = "") -> None:
+                 shuffles: list[list[str]] | None = None, prop: str = "",
+                 situation: dict[str, Any] | None = None) -> None:
     """Write a replay file: the game, the deal (a seed, or the recorded shuffles), actions.
 
     `shuffles` lists every shuffle's outcome in the order the game asked for them (the
     deal first), each as kind names bottom first; when present, replaying uses them
-    instead of the seed. `prop` names the property the replay shows failing.
+    instead of the seed. `prop` names the property the replay shows failing. A z3 witness
+    may start from a `situation` (a state as `Game.state_from_dict` reads it) instead.
     """
     data: dict[str, Any] = {"spec": spec, "players": players, "seed": seed,
                             "variants": dict(variants)}
@@ -73,6 +75,8 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     data["actions"] = list(actions)
     if shuffles is not None:
         data["shuffles"] = [list(s) for s in shuffles]
+    if situation is not None:
+        data["situation"] = situation
     path.parent.mkdir(parents=True, exist_ok=True)
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None,
                           width=100)
