@@ -14,19 +14,22 @@ import model
 
 from . import queries as Q
 from .check import Row, expectation_for
+from .isolate import run_isolated
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
             limit: float = Q.TIME_LIMIT, only: Iterable[str] | None = None,
             progress: Callable[[str], None] | None = None) -> tuple[list[Row], list[Q.Result]]:
-    """Rows of the check table for every z3 query at every player count."""
+    """Rows of the check table for every z3 query at every player count; each query runs
+    in a worker process that is stopped if it overruns `limit` (see `isolate`)."""
     rows: list[Row] = []
     results: list[Q.Result] = []
+    names = [q for q in Q.QUERIES if not only or q in only]
     for n in players:
         game = model.load(spec, players=n, variants=variants)
         if progress:
             progress(f"{game.id}: z3 queries with {n} players")
-        for res in Q.run_all(game, limit=limit, only=list(only) if only else None):
+        for res in run_isolated(spec, n, variants, names, limit):
             results.append(res)
             rows.append(row_of(game, res))
     return rows, results

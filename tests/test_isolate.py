@@ -1,0 +1,60 @@
+"""The z3 worker process: results come back whole, an overrun is stopped at the limit, and
+a failure in the worker is as loud as in process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from multiprocessing import Pipe
+from pathlib import Path
+
+import pytest
+
+import model
+from properties import queries as Q
+from properties.isolate import WorkerFailed, _collect, run_isolated
+
+MUTANTS = Path(__file__).parent / "mutants_z3"
+
+
+def test_a_witness_crosses_the_process_boundary_and_replays() -> None:
+    spec = MUTANTS / "lama_loses_card.yaml"
+    (res,) = run_isolated(spec, 3, None, ["conservation"], limit=60)
+    assert res.status == "witness", res.detail
+    assert res.trace is not None and res.trace.actions
+    game = model.load(spec, players=3)
+    states = Q.replay(Q.machine(game).enc, res.trace)
+    assert game.total_counts(states[-1]) != [k.copies for k in game.ir.kinds]
+
+
+def _worker_that_hangs(conn, first: str) -> None:
+    conn.send(("start", first))
+    time.sleep(5)
+
+
+def test_a_query_still_running_at_its_limit_is_stopped() -> None:
+    parent, child = Pipe(duplex=False)
+    threading.Thread(target=_worker_that_hangs, args=(child, "game_cycle"), daemon=True).start()
+    pending = ["game_cycle", "agreement"]
+    t0 = time.perf_counter()
+    (res,) = _collect(parent, pending, limit=0.5)
+    assert time.perf_counter() - t0 < 2
+    assert (res.query, res.status) == ("game_cycle", "unknown")
+    assert "stopped at the 0.5 s limit" in res.detail
+    assert pending == ["agreement"]  # left for a fresh worker
+
+
+def test_an_error_in_the_worker_is_raised_with_its_traceback() -> None:
+    parent, child = Pipe(duplex=False)
+    child.send(("start", "conservation"))
+    child.send(("error", "Traceback ...\nDisagreement: the back ends differ"))
+    with pytest.raises(WorkerFailed, match="the back ends differ"):
+        list(_collect(parent, ["conservation"], limit=5))
+
+
+def test_a_worker_that_dies_is_reported() -> None:
+    parent, child = Pipe(duplex=False)
+    child.send(("start", "conservation"))
+    child.close()
+    with pytest.raises(WorkerFailed, match="ended unexpectedly while running conservation"):
+        list(_collect(parent, ["conservation"], limit=5))
