@@ -8,6 +8,7 @@ Python traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -172,10 +173,13 @@ def _short(value: object) -> str:
               help="Also run the z3 queries (proofs over all states, witnesses).")
 @click.option("--z3-timeout", type=float, default=30.0, show_default=True,
               help="Seconds per z3 query.")
+@click.option("--z3-jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+              show_default="the number of CPUs",
+              help="Player counts whose z3 queries run side by side (one process each).")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
-          use_z3: bool, z3_timeout: float, variants: tuple[str, ...]) -> None:
+          use_z3: bool, z3_timeout: float, z3_jobs: int, variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
     Each player count (and, by the profile, each variant) gets seeded random playouts
@@ -205,7 +209,8 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
 
             counts = sorted({r.players for r in spec_rows if r.players})
             z_rows, z_results = z3_rows(spec, counts, variants=_variants(variants),
-                                        limit=z3_timeout, progress=lambda m: click.echo(m, err=True))
+                                        limit=z3_timeout, jobs=z3_jobs,
+                                        progress=lambda m: click.echo(m, err=True))
             rows.extend(z_rows)
             for zr, res in zip(z_rows, z_results, strict=True):
                 if not zr.ok and res.trace is not None:

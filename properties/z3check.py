@@ -8,6 +8,7 @@ exactly as for the Hypothesis properties.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import model
@@ -18,20 +19,30 @@ from .isolate import run_isolated
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
-            limit: float = Q.TIME_LIMIT, only: Iterable[str] | None = None,
+            limit: float = Q.TIME_LIMIT, only: Iterable[str] | None = None, jobs: int = 1,
             progress: Callable[[str], None] | None = None) -> tuple[list[Row], list[Q.Result]]:
-    """Rows of the check table for every z3 query at every player count; each query runs
-    in a worker process that is stopped if it overruns `limit` (see `isolate`)."""
+    """Rows of the check table for every z3 query at every player count, in that order.
+
+    Each player count's queries run in a worker process that stops a query overrunning
+    `limit` (see `isolate`); `jobs` workers run side by side, one player count each.
+    """
+    names = [q for q in Q.QUERIES if not only or q in only]
+
+    def one_count(n: int) -> list[Q.Result]:
+        if progress:
+            progress(f"{Path(spec).stem}: z3 queries with {n} players")
+        return list(run_isolated(spec, n, variants, names, limit))
+
     rows: list[Row] = []
     results: list[Q.Result] = []
-    names = [q for q in Q.QUERIES if not only or q in only]
-    for n in players:
-        game = model.load(spec, players=n, variants=variants)
-        if progress:
-            progress(f"{game.id}: z3 queries with {n} players")
-        for res in run_isolated(spec, n, variants, names, limit):
-            results.append(res)
-            rows.append(row_of(game, res))
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        # threads only wait on the workers' pipes; z3 runs in the worker processes
+        done = [(n, pool.submit(one_count, n)) for n in players]
+        for n, future in done:
+            game = model.load(spec, players=n, variants=variants)
+            for res in future.result():
+                results.append(res)
+                rows.append(row_of(game, res))
     return rows, results
 
 

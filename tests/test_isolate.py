@@ -58,3 +58,15 @@ def test_a_worker_that_dies_is_reported() -> None:
     child.close()
     with pytest.raises(WorkerFailed, match="ended unexpectedly while running conservation"):
         list(_collect(parent, ["conservation"], limit=5))
+
+
+def test_side_by_side_workers_keep_the_rows_in_player_order() -> None:
+    from properties.z3check import z3_rows
+
+    rows, results = z3_rows(MUTANTS / "lama_loses_card.yaml", [4, 2, 3], only=["conservation"],
+                            jobs=2, limit=60)
+    assert [(r.players, r.property) for r in rows] == [(4, "z3_conservation"),
+                                                        (2, "z3_conservation"),
+                                                        (3, "z3_conservation")]
+    assert [r.status for r in results] == ["witness"] * 3
+    assert all(r.status == "FAILS" for r in rows)
