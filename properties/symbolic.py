@@ -434,6 +434,11 @@ class Enc:
                 out.append(self.top_ok(st, i, st.T[i]))
         for k, cs in totals.items():
             out.append(EQ(SUM(cs), self.copies[k]))
+        return AND(*out, self.vars_ok(st))
+
+    def vars_ok(self, st: SymState) -> Any:
+        """The variables' part of the type invariant."""
+        out = []
         for name, (t, _) in self.vtypes.items():
             for x in st.V[name]:
                 out.extend(self.type_ok(t, x))
@@ -645,6 +650,9 @@ class Ctx:
         self.tag = tag
         self._n = 0
         self.created: list[Any] = []  # fresh variables, in order
+        # every effect run on a live path: (statement, how many items are known below
+        # each pile's top, the bound names); see properties/lemmas.py
+        self.sites: list[tuple[ir.Do, tuple[int, ...], dict[str, Any]]] = []
 
     @contextlib.contextmanager
     def under(self, c: Any) -> Iterator[None]:
@@ -1118,6 +1126,11 @@ class Exec:
             return st
         self.ctx.require(OR(*[EQ(k, kk) for kk in enc.inst_kinds[i]]),
                          f"typing: an item of another class put into {enc.inst_name(i)}")
+        if isinstance(n, int) and n < 0:  # written as a subtraction, so a move's two
+            # halves cancel when z3 simplifies a total
+            st.Z[i] = tuple(c - ITE(EQ(k, kk), -n, 0)
+                            for kk, c in zip(enc.inst_kinds[i], st.Z[i], strict=True))
+            return st
         st.Z[i] = tuple(c + ITE(EQ(k, kk), n, 0) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                                   strict=True))
         return st
@@ -1298,10 +1311,14 @@ class Exec:
         return st
 
     # ---------------------------------------------------------- effects
-    def effect(self, s: ir.Do, st: SymState, env: dict) -> SymState:
+    def effect(self, s: ir.Do, st: SymState, env: dict, args: list | None = None) -> SymState:
+        """Run effect `s` (with `args`, if given, in place of its arguments' values)."""
+        if self.ctx.path is not False:
+            self.ctx.sites.append((s, tuple(len(x) for x in st.S), env))
         fn = s.fn
         site = f"{fn}@{s.where.line}"
-        args = [self.ev(a, st, env) for a in s.args]
+        if args is None:
+            args = [self.ev(a, st, env) for a in s.args]
         kw = {k: as_int(self.ev(v, st, env)) for k, v in s.kwargs}
         if fn == "move":
             k, src, dst = as_int(args[0]), args[1], args[2]
@@ -1311,8 +1328,7 @@ class Exec:
         if fn == "move_top":
             src, dst = args[0], args[1]
             n = as_int(args[2]) if len(args) > 2 else 1
-            return self.on_zone(st, src, lambda s1, i: self.on_zone(
-                s1, dst, lambda s2, j: self.move_top(s2, i, j, n, site)))
+            return self.on_zone(st, src, lambda s1, i: self.move_top(s1, i, dst, n, site))
         if fn == "move_all":
             keep = kw.get("keep", 0)
             if not isinstance(keep, int):
@@ -1371,7 +1387,9 @@ class Exec:
             return self.push(st, j, k, n)
         return self.add_kind(st, j, k, n)
 
-    def move_top(self, st: SymState, i: int, j: int, n: Any, site: str) -> SymState:
+    def move_top(self, st: SymState, i: int, dst: ZoneRef, n: Any, site: str) -> SymState:
+        """Each item is taken once and put where `dst` points (not taken once per place
+        `dst` may denote: that would give each place its own chance draw)."""
         enc = self.enc
         if not enc.inst_pile[i]:
             raise Unsupported("move_top from a bag")
@@ -1382,14 +1400,14 @@ class Exec:
                                                f"{enc.inst_name(i)}")
             for _ in range(max(n, 0)):
                 k, st = self.pop(st, i, site)
-                st = self.put(st, j, k)
+                st = self.on_zone(st, dst, lambda s1, j: self.put(s1, j, k))  # noqa: B023
             return st
         self.ctx.require(LE(n, total), f"undefined: taking from the pile {enc.inst_name(i)}")
         for c in range(sum(enc.copies[k] for k in enc.inst_kinds[i])):
             live = LT(c, n)
             with self.ctx.under(live):
                 k, s2 = self.pop(st, i, site)
-                s2 = self.put(s2, j, k)
+                s2 = self.on_zone(s2, dst, lambda s1, j: self.put(s1, j, k))  # noqa: B023
             st = self.merge(live, s2, st)
         return st
 
@@ -1434,7 +1452,10 @@ class Exec:
                 st = self.add_kind(st, j, k, c)
             if keep == 0:
                 st.T[j] = ITE(LT(0, total), top, old_top)
-                st.S[j] = src_shadow
+                # what was remembered below the source's top now lies below the moved top,
+                # but only as deep as the source reached (then comes `j`'s old top)
+                st.S[j] = (src_shadow if isinstance(total, int) and total > len(src_shadow)
+                           else ())
             else:
                 any_moved = LT(0, SUM(list(moved)))
                 t = ctx.fresh("top")

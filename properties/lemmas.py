@@ -1,0 +1,224 @@
+"""Conservation proved effect by effect, for transitions too large to prove whole.
+
+The conservation query asks whether a whole transition keeps every count. A transition is
+a program of effects (`move`, `move_all`, `shuffle`, `deal`, ...) joined by assignments,
+`if`s and loops, and only effects change zones. So it suffices that each effect, run on
+*any* state whose zones are sound, leaves them sound and keeps every kind's total:
+
+    zones sound  =  every count >= 0, an empty pile's top is its class's first kind, and
+                    the known items of each pile (its top, then those remembered below it,
+                    as far down as the pile reaches) are items it holds, kind by kind.
+
+A lemma is one effect statement, from a state of fresh variables with sound zones, its
+bound names (action parameters, loop variables) fresh too: for all of them, if the effect
+is defined, its result has sound zones, the same totals, and puts no item into a zone of
+another class. Assignments leave zones alone, an `if` or loop merges states that are each
+sound with the same totals, and a well-formed state (`Enc.wf`) has sound zones; so, by
+induction over the statements, every transition built from lemma-checked effects keeps
+the type invariant's count part. Each lemma is a small formula, where the whole transition
+of a game like Lambada (a reshuffle of the board possible before each of three draws) is
+beyond z3 in minutes.
+
+The lemmas needed are those of the effects the symbolic execution actually ran
+(`Ctx.sites`), each with the depth of pile it remembered there.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+import z3
+
+from model import ir
+
+from .symbolic import (
+    AND,
+    B2I,
+    EQ,
+    LE,
+    LT,
+    NOT,
+    OR,
+    SUM,
+    Ctx,
+    Enc,
+    Exec,
+    SymState,
+    Unsupported,
+    ZoneRef,
+    is_bool,
+    zterm,
+)
+
+Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
+
+
+def sound(enc: Enc, st: SymState, insts: Iterable[int]) -> Any:
+    """The zones `insts` of `st` are sound (see the module docstring)."""
+    out = []
+    for i in insts:
+        counts = st.Z[i]
+        out += [LE(0, c) for c in counts]
+        if not enc.inst_pile[i]:
+            continue
+        ks = enc.inst_kinds[i]
+        n = enc.total(st, i)
+        known = (st.T[i], *st.S[i])
+        out.append(OR(LT(0, n), EQ(st.T[i], enc.canon[enc.holds(i)])))
+        for depth, x in enumerate(known):
+            out.append(OR(LE(n, depth), *[EQ(x, k) for k in ks]))
+        # the d-th known item, if the pile reaches that deep, is one more copy of its kind
+        # than the known items above it (the implication form z3 handles best)
+        for k, c in zip(ks, counts, strict=True):
+            for d, x in enumerate(known):
+                above = SUM([B2I(EQ(y, k)) for y in known[:d]])
+                out.append(OR(NOT(EQ(x, k)), LE(n, d), LE(1 + above, c)))
+    return AND(*out)
+
+
+def lemma_state(enc: Enc, prefix: str, depths: tuple[int, ...]) -> SymState:
+    """Fresh variables, with `depths[i]` items remembered below pile i's top."""
+    st = enc.fresh_state(prefix)
+    st.S = [tuple(z3.Int(f"{prefix}.{enc.inst_name(i)}^below{d}") for d in range(n))
+            for i, n in enumerate(depths)]
+    return st
+
+
+def _fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """Bound names as fresh variables of the same sort, except those the execution knew
+    exactly (a loop over the players), which keep their value (None if one is neither a
+    number nor a yes/no, such as a zone)."""
+    out: dict[str, Any] = {}
+    for name, v in env.items():
+        if isinstance(v, bool | int):
+            out[name] = v
+        elif is_bool(v):
+            out[name] = z3.Bool(f"{prefix}.{name}")
+        elif isinstance(v, int | z3.ArithRef):
+            out[name] = z3.Int(f"{prefix}.{name}")
+        else:
+            return None
+    return out
+
+
+def _any_value(enc: Enc, x: Any, name: str) -> list:
+    """The values an argument stands for in a lemma: itself if known; a fresh variable
+    if not; each zone in turn for a zone chosen at run time (one small lemma per zone is
+    far easier for z3 than one lemma over all of them)."""
+    if isinstance(x, ZoneRef):
+        if x.index is None or isinstance(x.index, int):
+            return [x]
+        return [ZoneRef(x.family, j) for j in range(enc.layout.zone_count[x.family])]
+    if isinstance(x, z3.BoolRef):
+        return [z3.Bool(name)]
+    if isinstance(x, z3.ArithRef):
+        return [z3.Int(name)]
+    return [x]
+
+
+def _shape(enc: Enc, args: tuple, depths: tuple[int, ...]) -> tuple:
+    """What a lemma's formula depends on in its zone arguments: each one's family, the
+    depth remembered below its top, and which earlier argument is the same zone. The
+    lemma state treats the zones of a family alike, so arguments of the same shape give
+    the same formula up to renaming (hand[0] to board[3] and hand[4] to board[3])."""
+    out: list[Any] = []
+    insts: list[int | None] = []
+    for a in args:
+        if not isinstance(a, ZoneRef) or not isinstance(a.index, int):
+            out.append(None)
+            insts.append(None)
+            continue
+        if not 0 <= a.index < enc.layout.zone_count[a.family]:
+            out.append(("out of range", a.family, a.index))
+            insts.append(None)
+            continue
+        i = enc.base[a.family] + a.index
+        same = insts.index(i) if i in insts else None
+        out.append((a.family, depths[i] if i < len(depths) else None, same))
+        insts.append(i)
+    return tuple(out)
+
+
+class Lemmas:
+    """The effect lemmas of one game, each checked once."""
+
+    def __init__(self, enc: Enc) -> None:
+        self.enc = enc
+        self._done: dict[tuple, str | None] = {}
+
+    def check(self, sites: Iterable[Site], timeout_ms: int) -> str | None:
+        """None if every site's lemma holds; otherwise which one failed, and how."""
+        for stmt, depths, env in sites:
+            # statements compare by their text (not their line): a rule written twice
+            # needs one lemma
+            key = (stmt, depths,
+                   tuple((k, v if isinstance(v, bool | int) else None) for k, v in env.items()))
+            if key not in self._done:
+                self._done[key] = self._check_one(stmt, depths, env, len(self._done),
+                                                  timeout_ms)
+            if self._done[key] is not None:
+                return self._done[key]
+        return None
+
+    @property
+    def count(self) -> int:
+        return len(self._done)
+
+    def _check_one(self, stmt: ir.Do, depths: tuple[int, ...], env: dict[str, Any], n: int,
+                   timeout_ms: int) -> str | None:
+        enc = self.enc
+        where = f"{stmt.fn} at spec line {stmt.where.line}"
+        tag = f"L{n}"
+        fresh = _fresh_env(env, tag)
+        if fresh is None:
+            return f"{where}: binds a name that is not a number"
+        pre = lemma_state(enc, tag, depths)
+        scratch = Exec(enc, Ctx(tag + "a"))
+        try:
+            options = [_any_value(enc, scratch.ev(a, pre, fresh), f"{tag}.arg{m}")
+                       for m, a in enumerate(stmt.args)]
+            seen = set()
+            for args in itertools.product(*options):
+                shape = _shape(enc, args, depths)
+                if shape in seen:
+                    continue
+                seen.add(shape)
+                why = self._check_args(stmt, pre, fresh, list(args), tag, timeout_ms)
+                if why is not None:
+                    return f"{where}: {why}"
+        except Unsupported as exc:
+            return f"{where}: {exc}"
+        return None
+
+    def _check_args(self, stmt: ir.Do, pre: SymState, env: dict[str, Any], args: list,
+                    tag: str, timeout_ms: int) -> str | None:
+        enc = self.enc
+        ctx = Ctx(tag)
+        post = Exec(enc, ctx).effect(stmt, pre, env, args)
+        touched = [i for i in range(enc.n_inst)
+                   if post.Z[i] is not pre.Z[i] or post.T[i] is not pre.T[i]
+                   or post.S[i] is not pre.S[i]]
+        goals = [NOT(sound(enc, post, [i])) for i in touched]
+        for k in range(enc.K):
+            zs = [i for i in touched if k in enc.kpos[i]]
+            before = SUM([pre.Z[i][enc.kpos[i][k]] for i in zs])
+            after = SUM([post.Z[i][enc.kpos[i][k]] for i in zs])
+            change = z3.simplify(zterm(after) - zterm(before))
+            if not (z3.is_int_value(change) and change.as_long() == 0):
+                goals.append(change != 0)
+        goals += [ctx.failing("typing"), ctx.failing("bound")]
+        s = z3.Solver()
+        s.set("timeout", timeout_ms)
+        for c in (sound(enc, pre, touched), ctx.defined("undefined"), *ctx.assume):
+            if c is not True:
+                s.add(zterm(c))
+        # one goal at a time (a zone, a kind's total): far easier for z3 than all at once
+        for goal in goals:
+            if goal is False:
+                continue
+            r = s.check(zterm(goal))
+            if r != z3.unsat:
+                return "z3 gave up" if r == z3.unknown else "not proved alone"
+        return None
