@@ -26,6 +26,9 @@ from . import queries as Q
 
 #: Seconds a worker may take to start and load the spec before its first query begins.
 START_LIMIT = 120.0
+#: A query is stopped this long before its limit, so that stopping it (and reporting the
+#: time from the parent) still fits within the limit.
+STOP_EARLY = 0.25
 
 
 class WorkerFailed(RuntimeError):
@@ -62,7 +65,7 @@ def _collect(conn: Connection, pending: list[str], limit: float) -> Iterator[Q.R
         kind, payload = _recv(conn, pending[0])
         assert kind == "start" and payload == pending[0], (kind, payload)
         t0 = time.perf_counter()
-        if not _wait(conn, limit):
+        if not _wait(conn, max(limit - STOP_EARLY, 0)):
             name = pending.pop(0)
             yield Q.Result(name, "unknown", f"stopped at the {limit:g} s limit (z3 could not be "
                            "interrupted)", time.perf_counter() - t0)
