@@ -26,7 +26,7 @@ The lemmas needed are those of the effects the symbolic execution actually ran
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import z3
@@ -53,6 +53,7 @@ from .symbolic import (
 )
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
+GAVE_UP = "z3 gave up (or the time ran out)"
 
 
 def sound(enc: Enc, st: SymState, insts: Iterable[int]) -> Any:
@@ -148,16 +149,19 @@ class Lemmas:
         self.enc = enc
         self._done: dict[tuple, str | None] = {}
 
-    def check(self, sites: Iterable[Site], timeout_ms: int) -> str | None:
-        """None if every site's lemma holds; otherwise which one failed, and how."""
+    def check(self, sites: Iterable[Site], ms_left: Callable[[], int]) -> str | None:
+        """None if every site's lemma holds; otherwise which one failed, and how.
+        `ms_left()` is the time left, in milliseconds, for each z3 call."""
         for stmt, depths, env in sites:
             # statements compare by their text (not their line): a rule written twice
             # needs one lemma
             key = (stmt, depths,
                    tuple((k, v if isinstance(v, bool | int) else None) for k, v in env.items()))
             if key not in self._done:
-                self._done[key] = self._check_one(stmt, depths, env, len(self._done),
-                                                  timeout_ms)
+                why = self._check_one(stmt, depths, env, len(self._done), ms_left)
+                if why is not None and why.endswith(GAVE_UP):
+                    return why  # not a finding about the effect: try again next time
+                self._done[key] = why
             if self._done[key] is not None:
                 return self._done[key]
         return None
@@ -167,7 +171,7 @@ class Lemmas:
         return len(self._done)
 
     def _check_one(self, stmt: ir.Do, depths: tuple[int, ...], env: dict[str, Any], n: int,
-                   timeout_ms: int) -> str | None:
+                   ms_left: Callable[[], int]) -> str | None:
         enc = self.enc
         where = f"{stmt.fn} at spec line {stmt.where.line}"
         tag = f"L{n}"
@@ -185,7 +189,7 @@ class Lemmas:
                 if shape in seen:
                     continue
                 seen.add(shape)
-                why = self._check_args(stmt, pre, fresh, list(args), tag, timeout_ms)
+                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left)
                 if why is not None:
                     return f"{where}: {why}"
         except Unsupported as exc:
@@ -193,7 +197,7 @@ class Lemmas:
         return None
 
     def _check_args(self, stmt: ir.Do, pre: SymState, env: dict[str, Any], args: list,
-                    tag: str, timeout_ms: int) -> str | None:
+                    tag: str, ms_left: Callable[[], int]) -> str | None:
         enc = self.enc
         ctx = Ctx(tag)
         post = Exec(enc, ctx).effect(stmt, pre, env, args)
@@ -210,7 +214,6 @@ class Lemmas:
                 goals.append(change != 0)
         goals += [ctx.failing("typing"), ctx.failing("bound")]
         s = z3.Solver()
-        s.set("timeout", timeout_ms)
         for c in (sound(enc, pre, touched), ctx.defined("undefined"), *ctx.assume):
             if c is not True:
                 s.add(zterm(c))
@@ -218,7 +221,10 @@ class Lemmas:
         for goal in goals:
             if goal is False:
                 continue
+            if ms_left() <= 1:
+                return GAVE_UP
+            s.set("timeout", ms_left())
             r = s.check(zterm(goal))
             if r != z3.unsat:
-                return "z3 gave up" if r == z3.unknown else "not proved alone"
+                return GAVE_UP if r == z3.unknown else "not proved alone"
         return None

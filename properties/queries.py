@@ -276,7 +276,7 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
             part = one.parts[n]
             if part.enabled is False:
                 continue
-            if lemmas.check(part.ctx.sites, clock.ms()) is None:
+            if lemmas.check(part.ctx.sites, clock.ms) is None:
                 # every effect keeps the zones sound: only the variables remain
                 broken = OR(NOT(enc.vars_ok(part.post)), part.ctx.failing("bound"))
                 s.push()
@@ -333,7 +333,7 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     r2 = _solver(clock)
     _add(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume, rctx.defined("undefined"))
     bad = OR(*_count_violation(enc, post), rctx.failing("typing"))
-    r = z3.unsat if lemmas.check(rctx.sites, clock.ms()) is None else _check(r2, clock, bad)
+    r = z3.unsat if lemmas.check(rctx.sites, clock.ms) is None else _check(r2, clock, bad)
     if r == z3.sat:
         m = r2.model()
         values = enc.evaluate(m, mid)

@@ -42,7 +42,7 @@ def test_every_effect_of_every_spec_is_proved() -> None:
         flat += list(_effects(g.scoring)) + list(_effects(g.round_start))
         for stmt in flat:
             env = {name: z3.Int(name) for name in _bound_names(g, stmt)}
-            assert lemmas.check([(stmt, (0,) * enc.n_inst, env)], 60_000) is None, (spec, stmt)
+            assert lemmas.check([(stmt, (0,) * enc.n_inst, env)], lambda: 60_000) is None, (spec, stmt)
 
 
 def _bound_names(g: ir.GameIR, stmt: ir.Do) -> set[str]:
@@ -68,7 +68,7 @@ def test_an_effect_that_loses_a_card_is_not_proved() -> None:
     enc = Machine(g).enc
     play = next(a for a in g.actions if a.name == "play")
     stmt = _effect(g, play.effects, "move", "card")
-    why = Lemmas(enc).check([(stmt, (0,) * enc.n_inst, {"card": z3.Int("card")})], 60_000)
+    why = Lemmas(enc).check([(stmt, (0,) * enc.n_inst, {"card": z3.Int("card")})], lambda: 60_000)
     assert why is not None and "not proved alone" in why
 
 
@@ -80,4 +80,4 @@ def test_moving_a_one_card_pile_does_not_expose_what_lay_below_it_elsewhere() ->
     enc = Machine(g).enc
     stmt = _effect(g, g.round_start, "move_all", "reveal")
     depths = tuple(1 if enc.inst_name(i) == "reveal" else 0 for i in range(enc.n_inst))
-    assert Lemmas(enc).check([(stmt, depths, {})], 60_000) is None
+    assert Lemmas(enc).check([(stmt, depths, {})], lambda: 60_000) is None
