@@ -166,8 +166,7 @@ class OneStep:
     @classmethod
     def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
         enc = M.enc
-        t = template(M)
-        s = t.sin
+        s, parts = action_parts(M)
         ctx = Ctx("pre")
         pre = [enc.wf(s), NOT(s.term)]
         if in_round:
@@ -178,7 +177,7 @@ class OneStep:
             pre.append(M.invariants(s, ctx))
             pre.append(ctx.defined())
         pre.extend(ctx.assume)
-        return cls(M, s, pre, t.parts)
+        return cls(M, s, pre, parts)
 
     def after(self, n: int) -> tuple[SymState, Any, Any, Ctx]:
         """The state after alternative n's action and any round transition it triggers."""
@@ -495,8 +494,7 @@ class StepTemplate:
 
     def __init__(self, M: Machine) -> None:
         enc = M.enc
-        self.sin = enc.fresh_state("T.in")
-        self.parts = [M.action_part(self.sin, alt, f"T.a{n}") for n, alt in enumerate(M.alts())]
+        self.sin, self.parts = action_parts(M)
         self.mid = enc.fresh_state("T.mid")
         self.sels: dict[int, Any] = {}
         core: list[Any] = []
@@ -563,6 +561,17 @@ def substitute_many(pairs: list, xs: list) -> list:
 
 
 _TEMPLATES: dict[int, StepTemplate] = {}
+_PARTS: dict[int, tuple[SymState, list[StepPart]]] = {}
+
+
+def action_parts(M: Machine) -> tuple[SymState, list[StepPart]]:
+    """Every action instance from the template's input state (built once per machine; the
+    one-step proofs need only these, the searches the whole `template`)."""
+    if id(M) not in _PARTS:
+        sin = M.enc.fresh_state("T.in")
+        _PARTS[id(M)] = sin, [M.action_part(sin, alt, f"T.a{n}")
+                              for n, alt in enumerate(M.alts())]
+    return _PARTS[id(M)]
 
 
 def template(M: Machine) -> StepTemplate:

@@ -155,6 +155,8 @@ def OR(*xs: Any) -> Any:
 def NOT(x: Any) -> Any:
     if isinstance(x, bool):
         return not x
+    if isinstance(x, z3.BoolRef):
+        return z3.BoolRef(z3core.Z3_mk_not(x.ctx.ref(), x.as_ast()), x.ctx)
     return z3.Not(x)
 
 
@@ -224,10 +226,30 @@ def SUM(xs: Sequence[Any]) -> Any:
     return t + const if const else t
 
 
+def ADD(a: Any, b: Any) -> Any:
+    """a + b, folding known numbers (and 0) in Python."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    return _nary(z3core.Z3_mk_add, [zterm(a), zterm(b)], lambda x, y: x + y)
+
+
+def SUB(a: Any, b: Any) -> Any:
+    """a - b, folding known numbers (and 0) in Python."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b
+    if isinstance(b, int) and b == 0:
+        return a
+    return _nary(z3core.Z3_mk_sub, [zterm(a), zterm(b)], lambda x, y: x - y)
+
+
 def B2I(b: Any) -> Any:
     if isinstance(b, bool):
         return int(b)
-    return z3.If(b, 1, 0)
+    return ITE(b, 1, 0)
 
 
 def as_int(x: Any) -> Any:
@@ -1121,17 +1143,17 @@ class Exec:
                                            f"into {enc.inst_name(i)}")
                 return st
             z = list(st.Z[i])
-            z[pos] = z[pos] + n
+            z[pos] = ADD(z[pos], n)
             st.Z[i] = tuple(z)
             return st
         self.ctx.require(OR(*[EQ(k, kk) for kk in enc.inst_kinds[i]]),
                          f"typing: an item of another class put into {enc.inst_name(i)}")
         if isinstance(n, int) and n < 0:  # written as a subtraction, so a move's two
             # halves cancel when z3 simplifies a total
-            st.Z[i] = tuple(c - ITE(EQ(k, kk), -n, 0)
+            st.Z[i] = tuple(SUB(c, ITE(EQ(k, kk), -n, 0))
                             for kk, c in zip(enc.inst_kinds[i], st.Z[i], strict=True))
             return st
-        st.Z[i] = tuple(c + ITE(EQ(k, kk), n, 0) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
+        st.Z[i] = tuple(ADD(c, ITE(EQ(k, kk), n, 0)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                                   strict=True))
         return st
 
@@ -1165,7 +1187,7 @@ class Exec:
             self.ctx.shortage(site, enc.inst_name(i), EQ(total, 0))
         k = st.T[i]
         st = st.copy()
-        st.Z[i] = tuple(c - B2I(EQ(k, kk)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
+        st.Z[i] = tuple(SUB(c, B2I(EQ(k, kk))) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                               strict=True))
         self.ctx.event("pop", i, k)
         return k, self.after_top_left(st, i)
@@ -1201,7 +1223,7 @@ class Exec:
             self.ctx.shortage(site, enc.inst_name(i), LT(have, 1))
         was_top = EQ(k, st.T[i])
         st = st.copy()
-        st.Z[i] = tuple(c - B2I(EQ(k, kk)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
+        st.Z[i] = tuple(SUB(c, B2I(EQ(k, kk))) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                               strict=True))
         self.ctx.event("take", i, k)
         if was_top is True:
@@ -1430,14 +1452,15 @@ class Exec:
         if keep == 0:
             kept: tuple = tuple(0 for _ in ks)
         elif keep == 1:
-            kept = tuple(B2I(AND(LE(1, total), EQ(top, k))) for k in ks)
+            nonempty = LE(1, total)
+            kept = tuple(B2I(AND(nonempty, EQ(top, k))) for k in ks)
         else:
             kept = tuple(ctx.fresh("kept") for _ in ks)
             for kk, c, x in zip(ks, old, kept, strict=True):
                 ctx.assume_(AND(x >= 0, x <= c))
                 ctx.assume_(IMPLIES(AND(LE(1, total), EQ(top, kk)), x >= 1))
             ctx.assume_(SUM(list(kept)) == MIN(total, keep))
-        moved = tuple(c - x for c, x in zip(old, kept, strict=True))
+        moved = tuple(SUB(c, x) for c, x in zip(old, kept, strict=True))
         src_shadow = st.S[i]
         st = st.copy()
         st.Z[i] = kept
@@ -1541,7 +1564,7 @@ class Exec:
             if p == 0:  # the first item dealt is the pile's top
                 ctx.assume_(OR(*[AND(EQ(top, k), x >= 1) for k, x in zip(ks, h, strict=True)]))
             hands.append(h)
-        new_counts = tuple(c - SUM([h[pos] for h in hands]) for pos, c in enumerate(st.Z[i]))
+        new_counts = tuple(SUB(c, SUM([h[pos] for h in hands])) for pos, c in enumerate(st.Z[i]))
         for c in new_counts:
             ctx.assume_(c >= 0)
         st = st.copy()
