@@ -849,16 +849,21 @@ class OneRound:
 
 def one_round(game: model.Game, clock: Clock, start: str,
               target: Callable[[OneRound, SymState, Any], Any], slots: int,
-              shortest: bool = False, start_condition: ir.Expr | None = None
-              ) -> tuple[OneRound, int, Any]:
+              shortest: bool = False, start_condition: ir.Expr | None = None,
+              invariants: bool = False) -> tuple[OneRound, int, Any]:
     """A round of at most `slots` actions meeting target: (search, slots checked, (model,
     next round start, mapping)), the model None if there is none or time ran out.
-    `shortest` checks every length from 1 (each refutation costs; off, one check)."""
+    `shortest` checks every length from 1 (each refutation costs; off, one check).
+    `invariants`: the round start satisfies the spec's invariants (sound only once they
+    are proved inductive: then every reachable state between actions does)."""
     o = OneRound(game, clock, start)
     if start_condition is not None:
         ctx = Ctx("sc")
         _add(o.s, o.M.condition(start_condition, o.states[0], ctx), ctx.defined("undefined"),
              *ctx.assume)
+    if invariants:
+        ctx = Ctx("si")
+        _add(o.s, o.M.invariants(o.states[0], ctx), ctx.defined("undefined"), *ctx.assume)
     last = 0.0  # seconds the last slot took to add (not interruptible)
     for n in range(1, slots + 1):
         if clock.left() <= last:
@@ -1318,7 +1323,8 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
     def rotated(o: OneRound, nxt: SymState, over: Any) -> Any:
         return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
 
-    o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond)
+    o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond,
+                                 invariants=_assume_invariants(game, clock))
     _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
     if found is None:
         return None
