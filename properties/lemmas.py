@@ -15,9 +15,9 @@ is defined, its result has sound zones, the same totals, and puts no item into a
 another class. Assignments leave zones alone, an `if` or loop merges states that are each
 sound with the same totals, and a well-formed state (`Enc.wf`) has sound zones; so, by
 induction over the statements, every transition built from lemma-checked effects keeps
-the type invariant's count part. Each lemma is a small formula, where the whole transition
-of a game like Lambada (a reshuffle of the board possible before each of three draws) is
-beyond z3 in minutes.
+the type invariant's count part. Each lemma is a small formula, where a whole
+transition (several draws, each possibly after a reshuffle of many piles) can be beyond
+z3 in minutes.
 
 The lemmas needed are those of the effects the symbolic execution actually ran
 (`Ctx.sites`), each with the depth of pile it remembered there.
