@@ -36,10 +36,11 @@ class WorkerFailed(RuntimeError):
     traceback, so the failure is as loud as it would be in process."""
 
 
-def run_isolated(spec: str | Path, players: int, variants: Mapping[str, str] | None,
+def run_isolated(game: model.Game, spec: str | Path, variants: Mapping[str, str] | None,
                  names: Sequence[str], limit: float) -> Iterator[Q.Result]:
-    """Each named query's result, in order; none takes longer than `limit` seconds."""
-    game = model.load(spec, players=players, variants=variants)
+    """Each named query's result for `game` (loaded from `spec` with `variants`), in
+    order; none takes longer than `limit` seconds."""
+    players = game.ir.players
     pending = list(names)
     ctx = mp.get_context("spawn")  # a fresh interpreter: no z3 state shared with the parent
     while pending:

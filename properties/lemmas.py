@@ -97,7 +97,7 @@ def _fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:
             out[name] = v
         elif is_bool(v):
             out[name] = z3.Bool(f"{prefix}.{name}")
-        elif isinstance(v, int | z3.ArithRef):
+        elif isinstance(v, z3.ArithRef):
             out[name] = z3.Int(f"{prefix}.{name}")
         else:
             return None

@@ -331,8 +331,10 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     post, ends, _ = M.round_part(mid, rctx)
     r2 = _solver(clock)
     _add(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume, rctx.defined("undefined"))
-    bad = OR(*_count_violation(enc, post), rctx.failing("typing"))
-    r = z3.unsat if lemmas.check(rctx.sites, clock.ms) is None else _check(r2, clock, bad)
+    if lemmas.check(rctx.sites, clock.ms) is None:
+        r = z3.unsat
+    else:
+        r = _check(r2, clock, OR(*_count_violation(enc, post), rctx.failing("typing")))
     if r == z3.sat:
         m = r2.model()
         values = enc.evaluate(m, mid)

@@ -28,19 +28,19 @@ def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, 
     """
     names = [q for q in Q.QUERIES if not only or q in only]
 
-    def one_count(n: int) -> list[Q.Result]:
+    def one_count(n: int) -> tuple[model.Game, list[Q.Result]]:
+        game = model.load(spec, players=n, variants=variants)
         if progress:
-            progress(f"{Path(spec).stem}: z3 queries with {n} players")
-        return list(run_isolated(spec, n, variants, names, limit))
+            progress(f"{game.id}: z3 queries with {n} players")
+        return game, list(run_isolated(game, spec, variants, names, limit))
 
     rows: list[Row] = []
     results: list[Q.Result] = []
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
         # threads only wait on the workers' pipes; z3 runs in the worker processes
-        done = [(n, pool.submit(one_count, n)) for n in players]
-        for n, future in done:
-            game = model.load(spec, players=n, variants=variants)
-            for res in future.result():
+        for future in [pool.submit(one_count, n) for n in players]:
+            game, done = future.result()
+            for res in done:
                 results.append(res)
                 rows.append(row_of(game, res))
     return rows, results

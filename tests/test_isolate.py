@@ -19,10 +19,10 @@ MUTANTS = Path(__file__).parent / "mutants_z3"
 
 def test_a_witness_crosses_the_process_boundary_and_replays() -> None:
     spec = MUTANTS / "lama_loses_card.yaml"
-    (res,) = run_isolated(spec, 3, None, ["conservation"], limit=60)
+    game = model.load(spec, players=3)
+    (res,) = run_isolated(game, spec, None, ["conservation"], limit=60)
     assert res.status == "witness", res.detail
     assert res.trace is not None and res.trace.actions
-    game = model.load(spec, players=3)
     states = Q.replay(Q.machine(game).enc, res.trace)
     assert game.total_counts(states[-1]) != [k.copies for k in game.ir.kinds]
 
