@@ -40,6 +40,16 @@ def resolve_spec_path(spec: str | Path) -> Path:
     raise SpecError(Where(str(spec)), f"no spec file or game id {str(spec)!r}; known games: {known}")
 
 
+def any_player_count(spec: str | Path) -> int:
+    """A player count the spec allows (its minimum), read without compiling the spec: a
+    start for loading its IR, whose checks report any problem with the number."""
+    doc = read_yaml(resolve_spec_path(spec))
+    try:
+        return int(doc.data["players"]["min"])
+    except (TypeError, KeyError, ValueError):
+        return 2
+
+
 def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | None = None
             ) -> ir.GameIR:
     path = resolve_spec_path(spec)

@@ -7,7 +7,7 @@ import random
 
 import model
 from model import ir
-from properties.faq import faq_markdown, find_divergence
+from properties.cli.faq import faq_markdown, find_divergence
 
 
 def test_faq_lists_every_ambiguity_with_its_ruling() -> None:

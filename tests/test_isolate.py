@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import model
-from properties import queries as Q
-from properties.isolate import WorkerFailed, _collect, run_isolated
+from properties.symbolic import queries as Q
+from properties.symbolic.isolate import WorkerFailed, _collect, run_isolated
 
 MUTANTS = Path(__file__).parent / "mutants_z3"
 
@@ -61,7 +61,7 @@ def test_a_worker_that_dies_is_reported() -> None:
 
 
 def test_side_by_side_workers_keep_the_rows_in_player_order() -> None:
-    from properties.z3check import z3_rows
+    from properties.cli.z3rows import z3_rows
 
     rows, results = z3_rows(MUTANTS / "lama_loses_card.yaml", [4, 2, 3], only=["conservation"],
                             jobs=2, limit=60)

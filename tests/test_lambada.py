@@ -16,7 +16,7 @@ import yaml
 
 import model
 from model import IllegalAction
-from properties.playout import Limits, play_and_check
+from properties.concrete.playout import Limits, play_and_check
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec" / "lambada.yaml"

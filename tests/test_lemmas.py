@@ -1,4 +1,4 @@
-"""Effect lemmas (properties/lemmas.py): each effect, from any state whose zones are
+"""Effect lemmas (properties/symbolic/lemmas.py): each effect, from any state whose zones are
 sound, keeps them sound and keeps every kind's total; a broken effect is not proved."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import z3
 import model
 from model import ir
 from model.schema import SPEC_DIR
-from properties.lemmas import Lemmas
-from properties.symbolic import Machine
+from properties.symbolic.lemmas import Lemmas
+from properties.symbolic.machine import Machine
 
 MUTANTS = Path(__file__).parent / "mutants_z3"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from properties import trace as tr
 from properties.cli import main
-from properties.stateful import CHECKS, Config, run_config
+from properties.concrete import trace as tr
+from properties.concrete.stateful import CHECKS, Config, run_config
 
 MUTANTS = Path(__file__).parent / "mutants"
 

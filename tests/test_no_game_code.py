@@ -20,7 +20,7 @@ from model.source import read_yaml
 
 ROOT = Path(__file__).parent.parent
 SPECS = sorted((ROOT / "spec").glob("*.yaml")) + sorted((ROOT / "tests" / "mutants").glob("*.yaml"))
-CODE = sorted((ROOT / "model").glob("*.py")) + sorted((ROOT / "properties").glob("*.py"))
+CODE = sorted((ROOT / "model").rglob("*.py")) + sorted((ROOT / "properties").rglob("*.py"))
 
 #: words that are also ordinary programming words; an action called "draw" or "play" is
 #: common to card games and to code (Hypothesis's data.draw), so such names are skipped

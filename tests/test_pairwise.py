@@ -1,6 +1,6 @@
 """The pairwise covering array of the thorough profile: every pair covered, deterministic, small.
 
-The pairs a result must cover are counted here independently of properties/pairwise.py
+The pairs a result must cover are counted here independently of properties/concrete/pairwise.py
 (with itertools), so a generator that skips a pair fails these tests.
 """
 
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import model
-from properties.pairwise import covering_rows
-from properties.stateful import PROFILES, configurations
+from properties.concrete.pairwise import covering_rows
+from properties.concrete.stateful import PROFILES, configurations
 
 SPECS = sorted((Path(__file__).parent.parent / "spec").glob("*.yaml"))
 
@@ -109,6 +109,6 @@ def test_all_is_still_every_combination():
 
 
 def _min_players(spec: Path) -> int:
-    from properties.check import _any_player_count
+    from model.loader import any_player_count as _any_player_count
 
     return _any_player_count(spec)

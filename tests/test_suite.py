@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 import model
-from properties import trace as tr
 from properties.cli import main
-from properties.coverage import Coverage, clauses, gaps, report_lines
-from properties.stateful import (
+from properties.concrete import trace as tr
+from properties.concrete.coverage import Coverage, clauses, gaps, report_lines
+from properties.concrete.stateful import (
     CHECKS,
     PROFILES,
     Config,
@@ -226,7 +226,7 @@ def test_plugin_collects_named_items_and_reports_expected_failures(pytester):
     _spec_copy(pytester.path / "spec" / "broken.yaml", MUTANTS / "lama_round_never_ends.yaml",
                "\nexpect:\n  - {property: round_ends, result: fail,\n"
                "     reason: nobody ends the round once all have quit}\n")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "8",
+    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "--rulespec-examples", "8",
                                 "--rulespec-steps", "25", "-rxX", "spec",
                                 "-k", "round_ends or conservation")
     out = result.stdout.str()
@@ -239,7 +239,7 @@ def test_plugin_collects_named_items_and_reports_expected_failures(pytester):
 def test_an_expected_failure_that_holds_is_reported(pytester):
     _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA,
                "\nexpect:\n  - {property: conservation, result: fail, reason: a made-up hole}\n")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "3",
+    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "--rulespec-examples", "3",
                                 "--rulespec-steps", "10", "spec", "-k", "conservation")
     configs = list(configurations(model.load_ir(pytester.path / "spec" / "fine.yaml", players=2),
                                   PROFILES["ci"]))
@@ -251,7 +251,7 @@ def test_plugin_variants_option_picks_the_combinations(pytester):
     spec = _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA)
     g = model.load_ir(spec, players=2)
     for how in ("sample", "pairwise", "all"):
-        result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--collect-only",
+        result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "--collect-only",
                                     "-q", "--rulespec-variants", how, "spec")
         configs = configurations(g, PROFILES["ci"], variants=how)
         assert f"{len(CHECKS) * len(configs)} tests collected" in result.stdout.str(), how
@@ -262,7 +262,7 @@ def test_plugin_variants_option_picks_the_combinations(pytester):
 
 def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
     _spec_copy(pytester.path / "spec" / "dup.yaml", MUTANTS / "lama_draw_duplicates.yaml")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "--rulespec-examples", "10",
+    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "--rulespec-examples", "10",
                                 "--rulespec-steps", "20", "spec/dup.yaml::conservation[players=2]")
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
@@ -277,7 +277,7 @@ def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
 def test_a_bad_spec_is_a_collection_error_without_traceback(pytester, bad):
     (pytester.path / "spec").mkdir()
     (pytester.path / "spec" / "bad.yaml").write_text("game: bad\n" + bad, encoding="utf-8")
-    result = pytester.runpytest("-p", "properties.pytest_plugin", *QUIET, "spec")
+    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "spec")
     out = result.stdout.str()
     assert "cannot collect bad.yaml" in out
     assert "Traceback" not in out

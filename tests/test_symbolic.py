@@ -15,10 +15,12 @@ import yaml
 
 import model
 from model.schema import SPEC_DIR
-from properties import queries as Q
-from properties import trace as tr
-from properties.symbolic import Ctx, Exec, Machine
-from properties.witness import Disagreement, differences
+from properties.concrete import trace as tr
+from properties.symbolic import queries as Q
+from properties.symbolic.execute import Exec
+from properties.symbolic.expressions import Ctx
+from properties.symbolic.machine import Machine
+from properties.symbolic.witness import Disagreement, differences
 
 SPECS = sorted(SPEC_DIR.glob("*.yaml"))
 MUTANTS = Path(__file__).parent / "mutants_z3"
@@ -127,7 +129,7 @@ def test_legal_move_invariants_and_round_bound(spec: Path, players: int) -> None
 
 
 def _expected(game: model.Game, prop: str) -> str | None:
-    from properties.check import expectation_for
+    from properties.cli.check import expectation_for
 
     e = expectation_for(game.ir, prop)
     return e.result if e is not None else None

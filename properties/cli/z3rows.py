@@ -13,9 +13,9 @@ from pathlib import Path
 
 import model
 
-from . import queries as Q
+from ..symbolic import queries as Q
+from ..symbolic.isolate import run_isolated
 from .check import Row, expectation_for
-from .isolate import run_isolated
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
@@ -69,7 +69,7 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
 
 def trace_text(game: model.Game, res: Q.Result) -> str:
     """A witness as a person reads it: the deal, the actions, the situation reached."""
-    from . import trace as tr
+    from ..concrete import trace as tr
 
     assert res.trace is not None
     enc = Q.machine(game).enc

@@ -305,9 +305,9 @@ def gaps(spec: str | Path, cov: Coverage) -> list[Gap]:
 
 
 def _min_players(spec: str | Path) -> int:
-    from .check import _any_player_count
+    from model.loader import any_player_count
 
-    return _any_player_count(spec)
+    return any_player_count(spec)
 
 
 def report_lines(spec: str | Path, cov: Coverage) -> Iterator[str]:

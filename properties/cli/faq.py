@@ -174,11 +174,11 @@ def faq_markdown(spec: str, *, players: int | None = None, games: int = 40) -> s
 
 def _players(spec_path: Path, players: int | None) -> int:
     """The asked-for player count, else 4 (or the nearest the game allows)."""
-    from .check import _any_player_count
+    from model.loader import any_player_count
 
     if players is not None:
         return players
-    g = model.load_ir(spec_path, players=_any_player_count(spec_path))
+    g = model.load_ir(spec_path, players=any_player_count(spec_path))
     return max(g.min_players, min(4, g.max_players))
 
 

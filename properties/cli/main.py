@@ -21,11 +21,11 @@ import model
 from model import RulespecError
 from model.source import read_yaml
 
-from . import trace as tr
+from ..concrete import trace as tr
 from .check import Row, all_specs, check_spec
 
 if TYPE_CHECKING:
-    from .witness import Trace
+    from ..symbolic.witness import Trace
 
 
 def _variants(items: tuple[str, ...]) -> dict[str, str]:
@@ -187,7 +187,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     fail as the spec expects), 1 when a property fails, 2 for a bad spec or bad
     arguments.
     """
-    from .coverage import Coverage, gaps, report_lines
+    from ..concrete.coverage import Coverage, gaps, report_lines
 
     paths = list(specs) or [str(p) for p in all_specs()]
     rows: list[Row] = []
@@ -205,7 +205,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
         rows.extend(spec_rows)
         spec_of[spec_rows[0].game] = spec
         if use_z3:
-            from .z3check import z3_rows
+            from .z3rows import z3_rows
 
             counts = sorted({r.players for r in spec_rows if r.players})
             z_rows, z_results = z3_rows(spec, counts, variants=_variants(variants),
@@ -275,8 +275,8 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
     params and defs, e.g. "quit[1] and count(hand[0]) == 7" or "empty(stock)". z3 picks
     the deal. Exit 0 with a witness, 1 if none exists within the bound or time.
     """
-    from . import queries as Q
-    from .z3check import trace_text
+    from ..symbolic import queries as Q
+    from .z3rows import trace_text
 
     g = model.load(spec, players=players, variants=_variants(variants))
     t0 = time.perf_counter()

@@ -35,10 +35,9 @@ import pytest
 import model
 from model import RulespecError
 
-from . import trace as tr
-from .check import expectation_for
-from .coverage import Coverage, report_lines
-from .stateful import (
+from ..concrete import trace as tr
+from ..concrete.coverage import Coverage, report_lines
+from ..concrete.stateful import (
     CHECKS,
     DEFAULT_PROFILE,
     PROFILES,
@@ -49,6 +48,7 @@ from .stateful import (
     replay_name,
     run_config,
 )
+from .check import expectation_for
 
 _COVERAGE_KEY = "rulespec_coverage"
 
@@ -212,9 +212,9 @@ def _relative(path: Path) -> str:
 
 
 def _min_players(path: Path) -> int:
-    from .check import _any_player_count
+    from model.loader import any_player_count
 
-    return _any_player_count(path)
+    return any_player_count(path)
 
 
 class _Reporter:

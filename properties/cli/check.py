@@ -15,9 +15,10 @@ import attrs
 
 import model
 from model import ir
+from model.loader import any_player_count
 
-from .coverage import Coverage
-from .playout import PROPERTIES, Counter, Finding, Limits, play_and_check
+from ..concrete.coverage import Coverage
+from ..concrete.playout import PROPERTIES, Counter, Finding, Limits, play_and_check
 
 
 @attrs.frozen
@@ -64,11 +65,11 @@ def check_spec(spec: str | Path, *, games: int, seed: int = 0,
     `variants` fixes them). A property fails if either finds a failure; the state
     machine's shrunk trace is preferred. `coverage` collects what the runs exercised.
     """
-    from .stateful import CHECKS, PROFILES, Config, configurations, run_game
+    from ..concrete.stateful import CHECKS, PROFILES, Config, configurations, run_game
 
     rows: list[Row] = []
     fired = Counter()
-    base = model.load_ir(spec, players=_any_player_count(spec), variants=variants)
+    base = model.load_ir(spec, players=any_player_count(spec), variants=variants)
     counts = list(players) if players else list(range(base.min_players, base.max_players + 1))
     # Spec validity: every player count and every variant of every ambiguity loads.
     t0 = time.perf_counter()
@@ -149,17 +150,6 @@ def _row(g: ir.GameIR, prop: str, finding: Finding | None, games: int, seconds: 
         return Row(g.id, g.players, prop, "expected failure", f"{expected.reason} ({detail})",
                    finding, seconds, replay=replay)
     return Row(g.id, g.players, prop, "FAILS", detail, finding, seconds, replay=replay)
-
-
-def _any_player_count(spec: str | Path) -> int:
-    from model.loader import resolve_spec_path
-    from model.source import read_yaml
-
-    doc = read_yaml(resolve_spec_path(spec))
-    try:
-        return int(doc.data["players"]["min"])
-    except (TypeError, KeyError, ValueError):
-        return 2  # the schema check inside load_ir reports the real problem
 
 
 def all_specs(spec_dir: Path | None = None) -> list[Path]:

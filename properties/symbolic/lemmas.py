@@ -33,24 +33,10 @@ import z3
 
 from model import ir
 
-from .symbolic import (
-    AND,
-    B2I,
-    EQ,
-    LE,
-    LT,
-    NOT,
-    OR,
-    SUM,
-    Ctx,
-    Enc,
-    Exec,
-    SymState,
-    Unsupported,
-    ZoneRef,
-    is_bool,
-    zterm,
-)
+from .execute import Exec
+from .expressions import Ctx
+from .state import Enc, SymState, ZoneRef
+from .terms import AND, B2I, EQ, LE, LT, NOT, OR, SUM, Unsupported, is_bool, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
 GAVE_UP = "z3 gave up (or the time ran out)"

@@ -23,7 +23,7 @@ import z3
 import model
 from model.chance import ScriptedChance
 
-from .symbolic import Enc, Event, model_value
+from .state import Enc, Event, model_value
 
 
 class Disagreement(AssertionError):

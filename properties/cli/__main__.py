@@ -1,0 +1,5 @@
+"""`python -m properties.cli` runs the `rulespec` command."""
+
+from .main import main
+
+main()

@@ -1,0 +1,259 @@
+"""round_bound and game_cycle: the round measure falls with every action (so a round ends
+within a bound) or a cycle inside a round; a game that returns to the same round start
+(so can go on forever), step by step or as one round ending in the seat-rotated image of
+its start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+import model
+from model import ir
+
+from ..execute import Exec
+from ..expressions import Ctx
+from ..machine import Machine
+from ..state import SymState, model_value
+from ..terms import AND, LE, LT, NOT, OR, Unsupported, zterm
+from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
+from .common import (
+    TIME_LIMIT,
+    Clock,
+    OneStep,
+    Result,
+    add_all,
+    bounded,
+    check_sat,
+    machine,
+    new_solver,
+    situation_trace,
+    step_ok,
+)
+from .invariants import assume_invariants
+from .reach import parse_condition
+from .rotation import rotate_events, rotate_state, rotate_values
+from .unroll import OneRound, Unroller, bmc, one_round
+
+
+# ---------------------------------------------------------------------- round bound
+@bounded
+def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Each action inside a round makes the spec's round measure fall (staying >= 0), so a
+    round ends within the measure's value at the deal plus one action."""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    if game.ir.measure is None:
+        return _round_cycle(game, clock, max_depth, "the spec declares no round measure")
+    assumed = assume_invariants(game, clock)
+    try:
+        one = OneStep.build(M, in_round=True, invariants=assumed)
+    except Unsupported as exc:
+        return Result("round_bound", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = new_solver(clock)
+    add_all(s, *one.pre)
+    mctx = Ctx("m")
+    m0 = M.measure(one.s, mctx)
+    add_all(s, mctx.defined("undefined"))
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        ctx = Ctx(f"e{n}")
+        ends = M.round_end(part.post, Exec(enc, ctx))
+        m1 = M.measure(part.post, ctx)
+        bad = AND(step_ok(part), NOT(ends), *ctx.assume, ctx.defined("undefined"),
+                  NOT(AND(LE(0, m1), LT(m1, m0))))
+        r = check_sat(s, clock, bad)
+        if r == z3.sat:
+            m = s.model()
+            ev = model_value(m)
+            trace = situation_trace(game, M, m, one, n, part.post, None)
+            finish(enc, trace)
+            why = (f"the round measure goes from {ev(m0)} to {ev(m1)} after "
+                   f"{trace.actions[0]} from the situation {enc.describe(trace.values[0])}")
+            return _round_cycle(game, clock, max_depth, why)
+        if r == z3.unknown:
+            return Result("round_bound", "unknown", f"z3 gave up ({s.reason_unknown()})",
+                          clock.elapsed())
+    # the measure at a deal, maximised (first round and any later one)
+    best = _max_measure(game, M, clock)
+    if best is None:
+        return Result("round_bound", "proved", "every action inside a round lowers the round "
+                      "measure; its value at a deal could not be bounded", clock.elapsed())
+    using = " (using the spec's invariants, proved inductive)" if assumed else ""
+    return Result("round_bound", "proved", f"every action inside a round lowers the round "
+                  f"measure{using}, which is at most {best} at a deal: a round lasts at most "
+                  f"{best + 1} actions", clock.elapsed(), bound=best + 1)
+
+
+def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
+    enc = M.enc
+    o = z3.Optimize()
+    o.set("timeout", clock.ms())
+    ctx = Ctx("d")
+    # a round start from any well-formed state (this covers the first deal too, whose
+    # pre-deal state is well-formed)
+    before = enc.fresh_state("b")
+    start = M.between_rounds(before, ctx)
+    mctx = Ctx("dm")
+    value = M.measure(start, mctx)
+    for c in [enc.wf(before), *ctx.assume, ctx.defined("undefined"), mctx.defined("undefined")]:
+        if c is not True:
+            o.add(zterm(c))
+    h = o.maximize(zterm(value))
+    if o.check() != z3.sat:
+        return None
+    v = h.value()
+    return v.as_long() if z3.is_int_value(v) else None
+
+
+def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Result:
+    """A state that repeats within one round: a round that need not end."""
+    enc = machine(game).enc
+
+    def cycle(u: Unroller, k: int) -> Any:
+        outs = []
+        for i in range(k):
+            same_round = AND(*[NOT(u.sub(j, zterm(u.t.ends))) for j in range(i, k)])
+            outs.append(AND(same_round, enc.equal(u.states[i], u.states[k])))
+        return OR(*outs)
+
+    try:
+        found = bmc(game, cycle, clock, max_depth, min_depth=1)
+        trace, k = found.trace, found.k
+    except Unsupported as exc:
+        return Result("round_bound", "unknown", f"{why}; not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        return Result("round_bound", "witness", f"{why}; a round can cycle: the state after "
+                      f"{k} actions repeats an earlier one", clock.elapsed(), trace, k)
+    return Result("round_bound", "unknown", f"{why}; no cycle inside a round within {k - 1} "
+                  f"actions of a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+
+
+# ---------------------------------------------------------------------- game cycles
+@bounded
+def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
+               slots: int | None = None, start_condition: str | None = None) -> Result:
+    """A game that comes back to the same round start, so can be played forever.
+
+    Two searches: (1) step by step from a deal, two equal round starts; (2) one round
+    that ends in the seat-rotated image of its start (a round start from any well-formed
+    state): when the rules treat seats alike, the rotated round can follow, and P such
+    rounds return to the start. The P rounds are built by rotating the first and the whole
+    cycle is replayed on the concrete model (which settles whether the rules are indeed
+    symmetric); then a one-round search from the first deal for that round start.
+    """
+    clock = Clock(limit)
+    enc = machine(game).enc
+    skip = frozenset(n for n in ("round",) if not enc.reads_var(n))
+
+    def lasso(u: Unroller, k: int) -> Any:
+        outs = []
+        for i in range(k):
+            outs.append(AND(u.round_start[i], enc.equal(u.states[i], u.states[k], skip)))
+        return AND(u.round_start[k], NOT(u.states[k].term), OR(*outs))
+
+    try:
+        found = bmc(game, lasso, Clock(limit * 0.3), max_depth, min_depth=1)
+        if found.trace is not None:
+            t = found.trace
+            first = next(i for i, v in enumerate(t.values)
+                         if _same_start(enc, v, t.values[-1], skip))
+            return Result("game_cycle", "witness", f"the round start after action {first} "
+                          f"comes back after action {found.k}: those rounds can repeat "
+                          "forever", clock.elapsed(), t, found.k)
+        cond = parse_condition(game, start_condition) if start_condition else None
+        res = _rotated_cycle(game, clock, skip, slots or 2 * enc.P + 4, cond)
+    except Unsupported as exc:
+        return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if res is not None:
+        return res
+    rotated = (f"no round of at most {_ROTATED[0]} actions ends in the seat-rotated image of "
+               "its start" if _ROTATED[1] else "the search for a round of at most "
+               f"{_ROTATED[0]} actions ending in the seat-rotated image of its start did not "
+               "finish in time")
+    return Result("game_cycle", "unknown", f"no round start repeats within {found.k - 1} "
+                  f"actions of a deal; {rotated} (unknown at those bounds)", clock.elapsed(),
+                  bound=found.k)
+
+
+_ROTATED = [0, False]  # slots tried, whether that check finished
+
+
+def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: int,
+                   cond: ir.Expr | None) -> Result | None:
+    enc = machine(game).enc
+    P = enc.P
+
+    def rotated(o: OneRound, nxt: SymState, over: Any) -> Any:
+        return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
+
+    o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond,
+                                 invariants=assume_invariants(game, clock))
+    _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
+    if found is None:
+        return None
+    m, nxt, rpairs = found
+    start = enc.evaluate(m, o.states[0])
+    actions, values, events = o.pieces(m, nxt, rpairs)
+    # round 1 alone must replay exactly (a difference is a bug, not an asymmetry)
+    finish(enc, Trace(game, "situation", list(actions), [start, *values], list(events)))
+    # a prefix: one round from the first deal to this round start
+    target = enc.state_of(start)
+
+    def reach_start(o2: OneRound, nxt2: SymState, over2: Any) -> Any:
+        return AND(NOT(over2), enc.equal(nxt2, target, skip))
+
+    o2, _, found2 = one_round(game, clock, "deal", reach_start, slots)
+    all_actions: list = []
+    all_values: list = []
+    all_events: list = []
+    if found2 is not None:
+        m2, nxt2, rpairs2 = found2
+        a2, v2, e2 = o2.pieces(m2, nxt2, rpairs2)
+        head = "deal"
+        all_values.append(enc.evaluate(m2, o2.states[0]))
+        all_events.append(events_in_model(m2, o2.init_ctx.events))
+        all_actions += a2
+        all_values += v2
+        all_events += e2
+        first_round = v2[-1]["vars"]["round"][0]
+    else:
+        head = "situation"
+        all_values.append(start)
+        first_round = start["vars"]["round"][0]
+    cycle_from = len(all_actions)
+    for r in range(P):
+        for n, (a, v, e) in enumerate(zip(actions, values, events, strict=True)):
+            v = rotate_values(enc, v, r)
+            v["vars"]["round"] = [first_round + r + (1 if n == len(actions) - 1 else 0)]
+            all_actions.append(a)
+            all_values.append(v)
+            all_events.append(rotate_events(enc, e, r))
+    trace = Trace(game, head, all_actions, all_values, all_events)
+    try:
+        finish(enc, trace)
+    except Disagreement as exc:
+        return Result("game_cycle", "unknown", "a round ends in the seat-rotated image of its "
+                      "start, but the rotated rounds do not replay on the concrete model (the "
+                      f"rules do not treat seats alike): {str(exc).splitlines()[0]}",
+                      clock.elapsed())
+    states = concrete_states(enc, trace)
+    a, b = enc.from_concrete(states[cycle_from]), enc.from_concrete(states[-1])
+    same = all(x == y for x, y in zip(enc.variables_of(a, skip), enc.variables_of(b, skip),
+                                      strict=True))
+    if not same:
+        return None
+    where = ("from the first deal, after " + f"{cycle_from} actions" if head == "deal"
+             else "from a round start (reaching it from the first deal was not shown)")
+    return Result("game_cycle", "witness", f"{P} rounds of {len(actions)} actions each, "
+                  f"{where}, return to the same round start (scores too): the game can go "
+                  "on forever", clock.elapsed(), trace, len(all_actions))
+
+
+def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
+    return (a["zones"] == b["zones"] and a["terminal"] == b["terminal"]
+            and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))

@@ -1,0 +1,114 @@
+"""supply: whether a shared zone can be asked for more than it holds (a payment short, a draw
+from an empty pile, an exchange the bank cannot make) in a legal game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+import model
+
+from ..expressions import Ctx
+from ..state import model_value
+from ..terms import AND, NOT, OR, Unsupported, zterm
+from .common import (
+    TIME_LIMIT,
+    Clock,
+    OneStep,
+    Result,
+    add_all,
+    bounded,
+    check_sat,
+    machine,
+    new_solver,
+)
+from .unroll import Found, Unroller, bmc
+
+
+# ---------------------------------------------------------------------- supply
+@bounded
+def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Can a shared zone be asked for more than it holds in a legal game?"""
+    clock = Clock(limit)
+    M = machine(game)
+    enc = M.enc
+    try:
+        one = OneStep.build(M, in_round=True)
+    except Unsupported as exc:
+        return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
+    s = new_solver(clock)
+    add_all(s, *one.pre)
+    # one step from any well-formed state: which sites can run short at all? Actions
+    # first, then the round transition from any well-formed state where a round ends.
+    sites: dict[str, list] = {}
+    for part in one.parts:
+        if part.enabled is False:
+            continue
+        ok = AND(part.enabled, *part.ctx.assume)
+        for site, cond in part.ctx.short:
+            sites.setdefault(site, []).append(AND(ok, cond))
+    possible = []
+    for site, conds in sites.items():
+        if check_sat(s, clock, OR(*conds)) != z3.unsat:
+            possible.append(site)
+    mid = enc.fresh_state("mid")
+    rctx = Ctx("round")
+    _, ends, _ = M.round_part(mid, rctx)
+    r2 = new_solver(clock)
+    add_all(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume)
+    round_sites: dict[str, list] = {}
+    for site, cond in rctx.short:
+        round_sites.setdefault(site, []).append(cond)
+    for site, conds in round_sites.items():
+        sites.setdefault(site, [])
+        if site not in possible and check_sat(r2, clock, OR(*conds)) != z3.unsat:
+            possible.append(site)
+    never = sorted(set(sites) - set(possible))
+    if not possible:
+        return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
+                      f"(sites: {', '.join(sorted(sites)) or 'none'})", clock.elapsed())
+
+    def short(u: Unroller, k: int) -> Any:
+        if k == 0:
+            return False
+        t = u.t
+        conds = []
+        for n, part in enumerate(t.parts):
+            if part.enabled is False:
+                continue
+            flags = [cnd for site, cnd in part.ctx.short if site in possible]
+            if flags:
+                conds.append(AND(t.sels[n], OR(*flags)))
+        conds += [cnd for site, cnd in t.rctx.short if site in possible]
+        prev = u.defined[k - 2] if k >= 2 else True
+        return AND(u.sub(k - 1, zterm(OR(*conds))), prev)
+
+    try:
+        found = bmc(game, short, clock, max_depth, defined_last=False, min_depth=1)
+        trace, k = found.trace, found.k
+    except Unsupported as exc:
+        return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
+    if trace is not None:
+        what = _short_sites(found, possible)
+        return Result("supply", "witness", f"{what} at '{trace.actions[-1]}' after {k} action(s) "
+                      f"of a legal game (never short: {', '.join(never) or 'none'})",
+                      clock.elapsed(), trace, k)
+    return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
+                  f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
+                  f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
+                  bound=k)
+
+
+def _short_sites(found: Found, sites: list[str]) -> str:
+    """Which supplies the witness's last step asks for more than they hold."""
+    u, m, k = found.u, found.model, found.k
+    assert u is not None and m is not None
+    ev = model_value(m)
+    t = u.t
+    n = u.chosen(m, k - 1)
+    flags = [(site, cond) for site, cond in t.parts[n].ctx.short + t.rctx.short if site in sites]
+    vals = u.sub_many(k - 1, [cond for _, cond in flags])
+    hit = sorted({site for (site, _), v in zip(flags, vals, strict=True) if ev(v)})
+    return " and ".join(hit) + (" runs" if len(hit) == 1 else " run") + " short"
