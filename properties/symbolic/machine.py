@@ -86,9 +86,11 @@ class Machine:
             combos = new
         return [s for s, _ in combos]
 
-    def action_part(self, st: SymState, alt: Alt, tag: str) -> StepPart:
+    def action_part(self, st: SymState, alt: Alt, tag: str, ctx: Ctx | None = None) -> StepPart:
+        """One action instance from `st`; `ctx` (default a fresh `Ctx(tag)`) collects what
+        the execution needs (a caller coupling two versions' chance passes its own)."""
         enc = self.enc
-        ctx = Ctx(tag)
+        ctx = Ctx(tag) if ctx is None else ctx
         ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
         pre = st.copy()
