@@ -80,3 +80,29 @@ class ScriptedChance:
         if sorted(order) != sorted(pile):
             raise ModelError("the recorded shuffle does not hold the same cards as the pile")
         pile[:] = order
+
+
+class NamedChance:
+    """Shuffles from `random.Random(seed)`, each applied to the pile sorted by kind *name*.
+
+    Two versions of a game given the same seed shuffle alike whenever their piles hold the
+    same kinds, even if the kinds are declared (so numbered) in another order: common random
+    numbers for comparing versions (`rulespec diff`). `names[k]` is kind k's name; `clone()`
+    gives an independent copy at the same point of the stream.
+    """
+
+    def __init__(self, seed: int, names: tuple[str, ...] | list[str]) -> None:
+        self.seed = seed
+        self.names = tuple(names)
+        self.rng = random.Random(seed)
+
+    def shuffle(self, pile: list[int]) -> None:
+        pile.sort(key=lambda k: (self.names[k], k))
+        fisher_yates(pile, self.rng.random)
+
+    def clone(self) -> NamedChance:
+        other = NamedChance.__new__(NamedChance)
+        other.seed, other.names = self.seed, self.names
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        return other

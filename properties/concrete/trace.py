@@ -3,7 +3,9 @@
 A replay file names the spec, the player count, the variants and the actions (as
 `str(action)` writes them). The deal comes from `seed`, or, when the file has a
 `shuffles` list (the Hypothesis state machine records one), from those recorded
-shuffle outcomes, so the same cards come up in every process. `checked_replay` plays a
+shuffle outcomes, so the same cards come up in every process. `chance: by-name` draws every
+shuffle from the seed on the pile sorted by kind name (`model.chance.NamedChance`), so the
+file plays alike under two versions of a game (`rulespec diff` writes such files). `checked_replay` plays a
 file back step by step with every generic property checked after every action;
 `rulespec replay FILE` prints that as a numbered trace.
 """
@@ -19,7 +21,7 @@ import yaml
 
 import model
 from model import Game, State
-from model.chance import ScriptedChance
+from model.chance import Chance, NamedChance, ScriptedChance
 from model.errors import SpecError, Where
 
 
@@ -58,16 +60,19 @@ def _zone_text(value: Any) -> str:
 def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: dict[str, str],
                  actions: list[str] | tuple[str, ...], note: str = "",
                  shuffles: list[list[str]] | None = None, prop: str = "",
-                 situation: dict[str, Any] | None = None) -> None:
+                 situation: dict[str, Any] | None = None, chance: str | None = None) -> None:
     """Write a replay file: the game, the deal (a seed, or the recorded shuffles), actions.
 
     `shuffles` lists every shuffle's outcome in the order the game asked for them (the
     deal first), each as kind names bottom first; when present, replaying uses them
     instead of the seed. `prop` names the property the replay shows failing. A z3 witness
     may start from a `situation` (a state as `Game.state_from_dict` reads it) instead.
+    `chance="by-name"` shuffles from the seed by kind name (see the module docstring).
     """
     data: dict[str, Any] = {"spec": spec, "players": players, "seed": seed,
                             "variants": dict(variants)}
+    if chance is not None:
+        data["chance"] = chance
     if prop:
         data["property"] = prop
     if note:
@@ -97,12 +102,18 @@ def read_replay(path: Path) -> dict[str, Any]:
                                      and all(isinstance(s, list) for s in shuffles)):
         raise SpecError(doc.where(("shuffles",)), "shuffles is a list of piles (lists of kind "
                                                   "names, bottom first)")
+    if data.get("chance") not in (None, "by-name"):
+        raise SpecError(doc.where(("chance",)), "chance is by-name (shuffles drawn from the seed "
+                                                "on piles sorted by kind name), or left out")
     data["_file"] = str(path)
     return data
 
 
-def chance_of(game: Game, data: dict[str, Any]) -> ScriptedChance | None:
-    """The recorded shuffles of a replay as a ScriptedChance, or None for a seed-only replay."""
+def chance_of(game: Game, data: dict[str, Any]) -> Chance | None:
+    """The recorded shuffles of a replay as a ScriptedChance, a NamedChance for `chance:
+    by-name`, or None for a seed-only replay."""
+    if data.get("chance") == "by-name":
+        return NamedChance(int(data.get("seed", 0)), game.kind_names)
     shuffles = data.get("shuffles")
     if shuffles is None:
         return None
@@ -120,7 +131,7 @@ def chance_of(game: Game, data: dict[str, Any]) -> ScriptedChance | None:
     return ScriptedChance(out)
 
 
-def start(game: Game, data: dict[str, Any]) -> tuple[State, ScriptedChance | None]:
+def start(game: Game, data: dict[str, Any]) -> tuple[State, Chance | None]:
     """The first state of a replay and the chance to play it with.
 
     A replay from random play has a seed, or the shuffles Hypothesis drew. A z3 witness
@@ -189,7 +200,7 @@ def checked_replay(data: dict[str, Any]) -> tuple[Game, State, list[tuple[str, s
             decl = game.ir.actions[action.index]
             before = snapshot(state)
             problems: list[tuple[str, str]] = []
-            chance_state = list(chance.outcomes) if chance is not None else None
+            chance_state = _snapshot(chance)
             try:
                 with tracer:
                     nxt = state.apply(action, chance=chance)
@@ -208,7 +219,7 @@ def checked_replay(data: dict[str, Any]) -> tuple[Game, State, list[tuple[str, s
                 cites.extend(x for x in c.cite if x not in cites)
             ended: tuple[str, ...] = ()
             if nxt.round != state.round or nxt.is_terminal:
-                again = ScriptedChance(chance_state) if chance_state is not None else None
+                again = _snapshot(chance_state)
                 ended = tuple(f"{n} [{', '.join(conds[n])}]"
                               for n in state.round_end_reasons(action, again))
             over = tuple(f"{n} [{', '.join(conds[n])}]" for n in nxt.game_end_reasons())
@@ -222,6 +233,15 @@ def checked_replay(data: dict[str, Any]) -> tuple[Game, State, list[tuple[str, s
             state = nxt
 
     return game, state, first, steps()
+
+
+def _snapshot(chance: Any) -> Any:
+    """An independent copy of a chance at its current point (None for the default)."""
+    if chance is None:
+        return None
+    if isinstance(chance, NamedChance):
+        return chance.clone()
+    return ScriptedChance(list(chance.outcomes))
 
 
 def _key_order(key: str) -> tuple[int, int, str]:
@@ -254,7 +274,8 @@ def deal_text(game: Game, data: dict[str, Any], state: State) -> list[str]:
     """The header of a trace: the game, variants, and the situation after the deal."""
     variants = ", ".join(f"{k}={v}" for k, v in game.ir.chosen.items()) or "none"
     how = (f"{len(data['shuffles'])} recorded shuffles" if data.get("shuffles") is not None
-           else f"seed {data.get('seed', 0)}")
+           else f"seed {data.get('seed', 0)}"
+           + (", piles shuffled by kind name" if data.get("chance") == "by-name" else ""))
     if data.get("situation") is not None:
         how += ", from a recorded situation"
     return [f"{game.ir.title}, {game.players} players ({how}); variants: {variants}",
