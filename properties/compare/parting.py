@@ -314,10 +314,12 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
     P = old.players
     say = progress or (lambda _m: None)
     names = Names(renames) if renames else None
-    if not renames and _rules_alike(old, new):
-        return Parting("proved_same", P, "rules", "the two versions have the same rules "
-                       "(citations aside), so every game plays alike",
-                       seconds=time.perf_counter() - t0)
+    from .rules import PLAY, ROUND, alike
+
+    if alike(old.ir, new.ir, renames, PLAY):
+        return Parting("proved_same", P, "rules", "the two versions have the same rules of play "
+                       "(up to names, citations and the order of actions and definitions), so "
+                       "every game plays alike", seconds=time.perf_counter() - t0)
     notes: list[str] = []
     bound: int | None = None
     if use_z3:
@@ -325,7 +327,8 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
 
         say(f"{P} players: z3 searches both versions for the shortest game where they part "
             f"(at most {z3_limit:g} s)")
-        product = parting_search(old, new, limit=z3_limit, max_depth=max_depth, renames=renames)
+        product = parting_search(old, new, limit=z3_limit, max_depth=max_depth, renames=renames,
+                                 round_rules_alike=alike(old.ir, new.ir, renames, ROUND))
         if product.status == "proved_same":
             return Parting("proved_same", P, "z3", f"proved by z3: {product.detail}",
                            seconds=time.perf_counter() - t0)
@@ -364,16 +367,6 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
                        notes=tuple(notes), seconds=seconds)
     return Parting("none_in_games", P, "none", searched[0].upper() + searched[1:], games=played,
                    notes=tuple(notes), seconds=seconds)
-
-
-def _rules_alike(old: Game, new: Game) -> bool:
-    """The same rules of play: everything a game's course and outcome depend on."""
-    from ..symbolic.queries.parting import same_rules
-
-    a, b = old.ir, new.ir
-    return all(same_rules(getattr(a, f), getattr(b, f)) for f in (
-        "players", "kinds", "kind_attrs", "enums", "zones", "indices", "vars", "setup",
-        "round_start", "actions", "round_end", "scoring", "game_end", "winners", "score"))
 
 
 def _parting(P: int, how: str, f: _Found, chance: dict, notes: list[str], seconds: float,

@@ -130,9 +130,9 @@ class Correspondence:
             return t
         if isinstance(t, int) and not isinstance(t, bool):
             return self.kind.get(t, t)
-        out: Any = None
+        out: Any = -1  # not a kind stays not a kind
         for o, n in self.kind.items():
-            out = n if out is None else ITE(EQ(t, o), n, out)
+            out = ITE(EQ(t, o), n, out)
         return out
 
     def state(self, st: SymState) -> SymState:
@@ -309,6 +309,7 @@ class ProductStep:
             if ok is not False:
                 assert isinstance(pn.ctx, Follower)
                 self.taken[n] = z3.And(zterm(ok), pn.ctx.coupling())
+        self.alike = False  # the round rules are the same (set by the caller)
         self._action: list[Any] | None = None
         self._states: list[Any] | None = None
         self._round: Any = None
@@ -432,25 +433,32 @@ def versions_machines(old: model.Game, new: model.Game, renames: Renames | None 
         Mo.enc.codes.setdefault(name, code)
     en.codes = Mo.enc.codes
     Mn.enc = en
-    return Mo, Mn, Correspondence(Mo.enc, en, renames)
+    corr = Correspondence(Mo.enc, en, renames)
+    for cls, k in Mo.enc.canon.items():  # an empty pile's top: the same kind in both
+        if k in corr.kind and corr.kind[k] in en.classes[cls]:
+            en.canon[cls] = corr.kind[k]
+    return Mo, Mn, corr
 
 
 def parting_search(old: model.Game, new: model.Game, limit: float = TIME_LIMIT,
-                   max_depth: int = 40, renames: Renames | None = None) -> Product:
+                   max_depth: int = 40, renames: Renames | None = None,
+                   round_rules_alike: bool | None = None) -> Product:
     """The shortest game from a deal after which the two versions behave differently, or a
     proof that none exists, or the depth up to which none does. The limit covers building
-    the formulas too."""
+    the formulas too. `round_rules_alike`: the caller knows whether the round transition,
+    scores and winners are the same rules up to `renames` (by default: the same IR)."""
     t0 = time.perf_counter()
     try:
         with deadline(limit * STOP_MARGIN):
-            return _parting(old, new, limit * STOP_MARGIN, max_depth, renames)
+            return _parting(old, new, limit * STOP_MARGIN, max_depth, renames,
+                            round_rules_alike)
     except OutOfTime as exc:
         return Product("unknown", f"building the z3 formulas did not finish within the "
                        f"{limit:g} s limit (reached {exc})", time.perf_counter() - t0)
 
 
 def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
-             renames: Renames | None) -> Product:
+             renames: Renames | None, alike: bool | None) -> Product:
     clock = Clock(limit)
     if old.players != new.players:
         return Product("not_applicable", "the versions are for different player counts")
@@ -463,6 +471,7 @@ def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
         if deal is not None:
             return deal
         step = ProductStep(Mo, Mn, corr, renames)
+        step.alike = _round_rules_alike(step) if alike is None else alike
         found = _prove(old, step, clock, full=False)
         if found is not None:
             return found
@@ -524,7 +533,8 @@ def _round_rules_alike(step: ProductStep) -> bool:
     names_alike = (step.corr.identity and [z.name for z in go.zones] == [z.name for z in gn.zones]
                    and [v.name for v in go.vars] == [v.name for v in gn.vars])
     return names_alike and all(same_rules(getattr(go, f), getattr(gn, f)) for f in (
-        "round_end", "scoring", "game_end", "round_start", "score", "winners"))
+        "kinds", "indices", "round_end", "scoring", "game_end", "round_start", "score",
+        "winners"))
 
 
 def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Product | None:
@@ -533,7 +543,7 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
     cheap obligations are tried (the legal actions, and the action part where the round rules
     are alike); each try gets a quarter of the time left."""
     Mo, Mn = step.Mo, step.Mn
-    alike = _round_rules_alike(step)
+    alike = step.alike
     if not full and not alike:
         return None
     for with_invariants in (False, True) if full else (False,):
@@ -689,36 +699,47 @@ def _rebuild(x: Any, it: Any) -> Any:
 
 
 # ------------------------------------------------------------------ conditions alike
+def _verdict(r: z3.CheckSatResult) -> str:
+    return "equivalent" if r == z3.unsat else "different" if r == z3.sat else "unknown"
+
+
 def conditions_equivalent(old: model.Game, new: model.Game, old_expr: ir.Expr,
                           new_expr: ir.Expr, limit: float = TIME_LIMIT,
-                          renames: Renames | None = None) -> str:
-    """Whether two yes/no expressions (no free names) agree in every well-formed state:
-    'equivalent', 'different', or 'unknown' (or 'not_applicable' when the states do not
-    match by name)."""
+                          renames: Renames | None = None, per_player: bool = False) -> str:
+    """Whether two yes/no expressions (no free names; with `per_player`, numbers of the
+    player `p`, as a score) agree in every well-formed state: 'equivalent', 'different', or
+    'unknown' (or 'not_applicable' when the states do not match by name)."""
     clock = Clock(limit)
     try:
         with deadline(limit):
-            return _conditions_equivalent(old, new, old_expr, new_expr, clock, renames)
+            return _conditions_equivalent(old, new, old_expr, new_expr, clock, renames,
+                                          per_player)
     except OutOfTime:
         return "unknown"
 
 
 def _conditions_equivalent(old: model.Game, new: model.Game, old_expr: ir.Expr,
-                           new_expr: ir.Expr, clock: Clock, renames: Renames | None) -> str:
+                           new_expr: ir.Expr, clock: Clock, renames: Renames | None,
+                           per_player: bool) -> str:
     try:
         Mo, Mn, corr = versions_machines(old, new, renames)
         if not corr.compatible:
             return "not_applicable"
         S = Mo.enc.fresh_state("E.in")
         ctx_o, ctx_n = Ctx("E.o"), Ctx("E.n")
-        a = Mo.condition(old_expr, S, ctx_o)
-        b = Mn.condition(new_expr, corr.state(S), ctx_n)
+        if per_player:
+            pairs = [(Mo.value(old_expr, S, ctx_o, {"p": p}),
+                      Mn.value(new_expr, corr.state(S), ctx_n, {"p": p}))
+                     for p in range(Mo.enc.P)]
+        else:
+            pairs = [(Mo.condition(old_expr, S, ctx_o),
+                      Mn.condition(new_expr, corr.state(S), ctx_n))]
     except Unsupported:
         return "unknown"
     s = new_solver(clock)
     add_all(s, Mo.enc.wf(S), ctx_o.defined(), ctx_n.defined(), *ctx_o.assume, *ctx_n.assume)
-    r = check_sat(s, clock, NOT(EQ(a, b)))
-    return {z3.unsat: "equivalent", z3.sat: "different"}.get(r, "unknown")
+    r = check_sat(s, clock, OR(*[NOT(EQ(a, b)) for a, b in pairs]))
+    return _verdict(r)
 
 
 def guards_equivalent(old: model.Game, new: model.Game, old_action: str, new_action: str,
@@ -763,4 +784,4 @@ def _guards_equivalent(old: model.Game, new: model.Game, old_action: str, new_ac
     s = new_solver(clock)
     add_all(s, Mo.enc.wf(S), NOT(S.term))
     r = check_sat(s, clock, OR(*diffs))
-    return {z3.unsat: "equivalent", z3.sat: "different"}.get(r, "unknown")
+    return _verdict(r)
