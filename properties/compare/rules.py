@@ -31,6 +31,7 @@ import attrs
 
 import model
 from model import ir
+from model.fold import fold
 
 from .versions import Version
 
@@ -99,6 +100,8 @@ class Normal:
         return self.norm(x, dict(bound or {}))
 
     def norm(self, x: Any, bound: dict[str, str]) -> Any:
+        if isinstance(x, ir.Expr) and not isinstance(x, ir.Const | ir.Local | ir.Builtin):
+            x = fold(x)  # params are constants: compare (and show) what they leave
         if isinstance(x, ir.Const):
             t = x.type
             if t.name == "kind" and isinstance(x.value, int):
@@ -213,7 +216,11 @@ _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "//": 6,
 
 
 def show(e: Any, g: ir.GameIR, prec: int = 0) -> str:
-    """An IR expression written back in the spec language (params appear as their values)."""
+    """An IR expression written back in the spec language (params appear as their values,
+    and what they make constant is computed)."""
+    if prec == 0 and isinstance(e, ir.Expr):
+        e = fold(e)
+
     def sub(x: Any, p: int = 0) -> str:
         return show(x, g, p)
 
@@ -501,7 +508,7 @@ class _Differ:
                          ", ".join(f"{p} from {show(d, b)}" for p, d in y.params), y.cite,
                          play=True)
             if nx[2] != ny[2]:
-                verdict = self.equivalent("guard", x.name, y.name) if self.equivalent else "unknown"
+                verdict = self.equivalent("guard", x.name, y.name) if self.equivalent else "off"
                 self.add("actions", f"{name}: condition", "changed", show(x.when, a),
                          show(y.when, b), y.cite, **_verdict(verdict))
             self.block(f"action {name}", x.effects, y.effects, y.cite, nx[3], ny[3])
@@ -536,7 +543,7 @@ class _Differ:
                     verdict = {"play": False, "note": "invariants are checked, not played"}
                 else:
                     v = (self.equivalent("condition", x.expr, y.expr) if self.equivalent
-                         else "unknown")
+                         else "off")
                     verdict = _verdict(v)
                 self.add(section, name, "changed", show(x.expr, self.a), show(y.expr, self.b),
                          y.cite, **verdict)
@@ -564,9 +571,9 @@ class _Differ:
             if play is False:
                 self.add(section, section, "changed", old, new, play=False, note=note)
                 return
-            verdict = (_verdict(self.equivalent(kind or "value", x, y))
+            verdict = (_verdict(self.equivalent(kind, x, y))
                        if self.equivalent and kind and x is not None and y is not None
-                       else {"play": None, "note": "compared syntactically only"})
+                       else _verdict("off" if not self.equivalent else "syntactic"))
             self.add(section, section, "changed", old, new, **verdict)
 
     def block(self, section: str, xs: tuple[ir.Stmt, ...], ys: tuple[ir.Stmt, ...],
@@ -693,10 +700,13 @@ def _zone_text(z: ir.ZoneDecl) -> str:
 def _verdict(v: str) -> dict[str, Any]:
     if v == "equivalent":
         return {"play": False, "note": "an equivalent rewrite: z3 proved both agree in every "
-                                       "well-formed state"}
+                                       "well-formed state where both can be evaluated"}
     if v == "different":
         return {"play": True, "note": "z3: they disagree in some well-formed state"}
-    return {"play": None, "note": "compared syntactically only (z3 could not decide)"}
+    why = {"off": "z3 not used (--no-z3)", "syntactic": "no z3 check for this kind of rule",
+           "not_applicable": "the versions' states do not match by name"}.get(
+        v, "z3 could not decide")
+    return {"play": None, "note": f"compared syntactically only ({why})"}
 
 
 # ------------------------------------------------------------------ both versions

@@ -1,0 +1,129 @@
+"""The property table of `rulespec check` for both versions, old beside new, with what changed
+marked: newly failing (with its replay file), newly holding, expectation changed.
+
+Both tables come from `rulespec check`'s own functions (`check_spec`, `z3_rows`), each
+version with its readings fixed, so a row here is exactly a row there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+
+from ..cli.check import Row, check_spec
+from ..concrete import trace as tr
+from .versions import Version
+
+
+@attrs.frozen
+class PropertyPair:
+    """One property at one player count (0: all), in both versions."""
+
+    players: int
+    property: str
+    old_status: str
+    new_status: str
+    old_detail: str
+    new_detail: str
+    change: str  # same / newly failing / newly holding / expectation changed / changed
+    replay: str | None = None  # the new failure's replay file
+
+
+def outcome(status: str) -> str:
+    """What a status says about the property itself, expectations aside."""
+    return {"FAILS": "fails", "expected failure": "fails", "holds": "holds",
+            "UNEXPECTEDLY HOLDS": "holds"}.get(status, status)
+
+
+def change_of(old: str, new: str) -> str:
+    o, n = outcome(old), outcome(new)
+    if o == n:
+        return "same" if old == new else "expectation changed"
+    if n == "fails":
+        return "newly failing"
+    if o == "fails" and n == "holds":
+        return "newly holding"
+    return "changed"
+
+
+def compare_checks(old: Version, new: Version, players: Iterable[int], *, games: int,
+                   profile: str | None, use_z3: bool, z3_limit: float, z3_jobs: int,
+                   replays: Path, seed: int = 0,
+                   progress: Callable[[str], None] | None = None) -> list[PropertyPair]:
+    """Run the check table on both versions (their readings fixed) and pair the rows."""
+    counts = list(players)
+    tables = [_rows(v, counts, games=games, profile=profile, seed=seed, progress=progress)
+              for v in (old, new)]
+    if use_z3:
+        # the z3 rows run in worker processes: both versions side by side, sharing the jobs
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            futures = [pool.submit(_z3_rows, v, counts, z3_limit, max(z3_jobs // 2, 1),
+                                   progress) for v in (old, new)]
+            for table, future in zip(tables, futures, strict=True):
+                table.extend(future.result())
+    old_rows = {(r.players, r.property): r for r in tables[0]}
+    new_rows = {(r.players, r.property): r for r in tables[1]}
+    out = []
+    for key in list(old_rows) + [k for k in new_rows if k not in old_rows]:
+        a, b = old_rows.get(key), new_rows.get(key)
+        sa = a.status if a else "(not checked)"
+        sb = b.status if b else "(not checked)"
+        change = change_of(sa, sb)
+        replay = None
+        if change == "newly failing" and b is not None:
+            replay = _write_replay(b, new, replays)
+        out.append(PropertyPair(key[0], key[1], sa, sb, a.detail if a else "",
+                                b.detail if b else "", change, replay))
+    return out
+
+
+def _rows(version: Version, counts: list[int], *, games: int, profile: str | None, seed: int,
+          progress: Callable[[str], None] | None) -> list[Row]:
+    """The concrete rows of one version, its readings fixed."""
+    chosen = dict(version.ir(counts[0]).chosen)
+    with version.errors():
+        rows, _ = check_spec(version.spec, games=games, seed=seed, players=counts,
+                             variants=chosen, progress=progress, profile=profile)
+    return rows
+
+
+def _z3_rows(version: Version, counts: list[int], limit: float, jobs: int,
+             progress: Callable[[str], None] | None) -> list[Row]:
+    from ..cli.z3rows import z3_rows
+
+    chosen = dict(version.ir(counts[0]).chosen)
+    with version.errors():
+        z_rows, results = z3_rows(version.spec, counts, variants=chosen, limit=limit,
+                                  jobs=jobs, progress=progress)
+    return [attrs.evolve(r, replay=_z3_replay(res)) for r, res in
+            zip(z_rows, results, strict=True)]
+
+
+def _z3_replay(res: object) -> dict | None:
+    trace = getattr(res, "trace", None)
+    if trace is None or getattr(res, "status", "") != "witness":
+        return None
+    d = trace.to_replay(getattr(res, "detail", ""))
+    d["_z3"] = True
+    return d
+
+
+def _write_replay(row: Row, version: Version, replays: Path) -> str | None:
+    """The replay file of a failing row, as `rulespec check` writes it."""
+    path = replays / f"{row.game}-{row.players}p-{row.property}-new.yaml"
+    if row.replay is not None:
+        d = row.replay
+        tr.write_replay(path, spec=version.label, players=d["players"], seed=0,
+                        variants=d["variants"], actions=d["actions"], note=d.get("note", ""),
+                        shuffles=d.get("shuffles"), prop=row.property,
+                        situation=d.get("situation"))
+        return str(path)
+    if row.finding is not None:
+        f = row.finding
+        tr.write_replay(path, spec=version.label, players=f.players, seed=f.seed,
+                        variants=f.variants, actions=f.actions, note=f.message, prop=row.property)
+        return str(path)
+    return None
