@@ -100,9 +100,6 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     common = _pairs(both, "--variant")
     old_version = read_version(old, {**common, **_pairs(old_v, "--old-variant")})
     new_version = read_version(new, {**common, **_pairs(new_v, "--new-variant")})
-    for n in players:
-        if n < 1:
-            raise SpecError(None, f"rulespec diff: -p {n} is not a player count")
     # every requested reading and count must load before any long run starts
     from ..compare.versions import player_counts
 

@@ -54,7 +54,8 @@ class Part:
 class Parting:
     """Where two versions part at one player count, or what was shown when they do not.
 
-    `status`: parted / proved_same / bounded (no parting within `bound` actions, z3) /
+    `status`: parted / proved_same / bounded (z3: from every deal the first `bound` actions
+    behave alike) /
     none_in_games (none in `games` concrete games). For `parted`: `actions` is the game from
     the deal (old version's action texts); `mode` is deal (the deals differ), legal (the
     player to act after `actions` has other legal actions) or state (the last action leads to
@@ -362,8 +363,8 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
     searched = (f"none in {played} random games of up to {max_actions} actions"
                 + (f" and {examples} Hypothesis-generated games" if examples else ""))
     if bound is not None:
-        return Parting("bounded", P, "z3", f"no game of at most {bound} action(s) from a deal "
-                       f"parts them (z3); {searched}", bound=bound, games=played,
+        return Parting("bounded", P, "z3", f"from every deal the first {bound} action(s) "
+                       f"behave alike (z3); {searched}", bound=bound, games=played,
                        notes=tuple(notes), seconds=seconds)
     return Parting("none_in_games", P, "none", searched[0].upper() + searched[1:], games=played,
                    notes=tuple(notes), seconds=seconds)

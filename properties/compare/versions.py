@@ -101,7 +101,10 @@ def read_version(arg: str, variants: Mapping[str, str] | None = None) -> Version
         path_text, _, rev = arg.rpartition("@")
         if not path_text or not rev:
             raise SpecError(Where(arg), "write a revision as PATH@REV, e.g. spec/lama.yaml@HEAD")
-        return Version(arg, _from_git(Path(path_text), rev, arg), dict(variants or {}), rev)
+        path = Path(path_text)
+        if not path.suffix and not path.exists():
+            path = resolve_spec_path(path_text)  # a game id: its file in spec/
+        return Version(arg, _from_git(path, rev, arg), dict(variants or {}), rev)
     path = resolve_spec_path(arg)
     if not path.exists():
         raise SpecError(Where(str(path)), "no such file")

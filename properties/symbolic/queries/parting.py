@@ -420,7 +420,7 @@ class Product:
     depth: int | None = None  # actions before the state where they part
     mode: str | None = None  # deal / legal / state
     trace: Trace | None = None  # the old version's game (the differing action last, for state)
-    bound: int | None = None  # no parting within this many actions (bounded)
+    bound: int | None = None  # bounded: the first `bound` actions of every game behave alike
 
 
 def versions_machines(old: model.Game, new: model.Game, renames: Renames | None = None
@@ -629,11 +629,12 @@ class _Search:
 
 
 def _bounded(k: int, clock: Clock) -> Product:
+    """Depths 0 .. k-1 searched: from every deal, the first k actions behave alike."""
     if k == 0:
         return Product("unknown", "z3 could not search from the deal in the time given",
                        clock.elapsed())
-    return Product("bounded", f"no game of at most {k - 1} action(s) from a deal parts them "
-                   f"(z3; unknown beyond)", clock.elapsed(), bound=k - 1)
+    return Product("bounded", f"from every deal the first {k} action(s) behave alike (z3; "
+                   "unknown beyond)", clock.elapsed(), bound=k)
 
 
 def _witness(old: model.Game, u: Unroller, step: ProductStep, m: z3.ModelRef, k: int,
