@@ -160,6 +160,32 @@ def observe(state: State, names: Names | None = None) -> dict[str, Any]:
     return out
 
 
+def state_differences(so: State, sn: State, names: Names | None) -> tuple[Part, ...]:
+    """What differs between a state of each version (empty if they are alike)."""
+    # fast path: with one layout the raw values compare directly
+    if (names is None and _same_layout(so.game, sn.game) and so.z == sn.z and so.v == sn.v
+            and so.is_terminal == sn.is_terminal and so.scores == sn.scores
+            and so.winners == sn.winners):
+        return ()
+    return differences(observe(so, names), observe(sn, None))
+
+
+_LAYOUTS: dict[tuple[int, int], tuple[Game, Game, bool]] = {}
+
+
+def _same_layout(a: Game, b: Game) -> bool:
+    """Both versions keep their states alike: the same kinds, zones, variables and names."""
+    key = (id(a), id(b))
+    if key not in _LAYOUTS:  # the games are kept with the answer, so the ids stay theirs
+        ga, gb = a.ir, b.ir
+        same = (a.kind_names == b.kind_names and a.layout == b.layout and ga.enums == gb.enums
+                and [(z.name, z.order, z.per) for z in ga.zones]
+                == [(z.name, z.order, z.per) for z in gb.zones]
+                and [(v.name, v.type) for v in ga.vars] == [(v.name, v.type) for v in gb.vars])
+        _LAYOUTS[key] = (a, b, same)
+    return _LAYOUTS[key][2]
+
+
 def differences(a: dict[str, Any], b: dict[str, Any]) -> tuple[Part, ...]:
     return tuple(Part(k, _show(a.get(k, "(none)")), _show(b.get(k, "(none)")))
                  for k in list(a) + [k for k in b if k not in a] if a.get(k) != b.get(k))
@@ -222,7 +248,7 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
         sn = new.initial_state(0, chance_n)
     except ModelError as exc:
         return _Found((), "deal", None, differences=(Part("the deal", "dealt", f"fails: {exc}"),))
-    diff = differences(observe(so, names), observe(sn, None))
+    diff = state_differences(so, sn, names)
     if diff:
         return _Found((), "deal", None, differences=diff, situation=describe(old, so))
     taken: list[str] = []
@@ -293,7 +319,7 @@ def _outcome(old: Game, new: Game, so: State, sn: State, ao: model.Action, an: m
     if po is None or pn is None:
         return (Part("the rules", f"undefined: {why_o}" if po is None else "defined",
                      f"undefined: {why_n}" if pn is None else "defined"),)
-    diff = differences(observe(po, names), observe(pn, None))
+    diff = state_differences(po, pn, names)
     return diff or None
 
 
@@ -329,7 +355,8 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
         say(f"{P} players: z3 searches both versions for the shortest game where they part "
             f"(at most {z3_limit:g} s)")
         product = parting_search(old, new, limit=z3_limit, max_depth=max_depth, renames=renames,
-                                 round_rules_alike=alike(old.ir, new.ir, renames, ROUND))
+                                 round_rules_alike=alike(old.ir, new.ir, renames, ROUND),
+                                 progress=lambda m: say(f"{P} players: {m}"))
         if product.status == "proved_same":
             return Parting("proved_same", P, "z3", f"proved by z3: {product.detail}",
                            seconds=time.perf_counter() - t0)
@@ -344,7 +371,8 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
             if product.status == "bounded":
                 bound = product.bound
     say(f"{P} players: {games} random games in lock-step on both versions")
-    best, played = _random_search(old, new, games, max_actions, seed, names)
+    best, played = _random_search(old, new, games, max_actions, seed, names,
+                                  lambda m: say(f"{P} players: {m}"))
     how = "random games"
     if examples:
         say(f"{P} players: {examples} Hypothesis-generated games in lock-step")
@@ -370,6 +398,15 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
                    notes=tuple(notes), seconds=seconds)
 
 
+def reading_parting(spec: str, players: int, ambiguity: str, variant: str, *,
+                    base: Mapping[str, str] | None = None, **options: Any) -> Parting:
+    """Where a reading of an ambiguity parts from the ruling (or from the readings in
+    `base`): `find_parting` on the spec loaded both ways; `options` as for it."""
+    ruling = model.load(spec, players=players, variants=dict(base or {}))
+    reading = model.load(spec, players=players, variants={**dict(base or {}), ambiguity: variant})
+    return find_parting(ruling, reading, **options)
+
+
 def _parting(P: int, how: str, f: _Found, chance: dict, notes: list[str], seconds: float,
              games: int = 0) -> Parting:
     step = 0 if f.mode == "deal" else len(f.actions) + (1 if f.mode == "legal" else 0)
@@ -383,10 +420,17 @@ def _parting(P: int, how: str, f: _Found, chance: dict, notes: list[str], second
 
 
 def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int,
-                   names: Names | None) -> tuple[tuple[int, _Found] | None, int]:
+                   names: Names | None, say: Callable[[str], None]
+                   ) -> tuple[tuple[int, _Found] | None, int]:
     best: tuple[int, _Found] | None = None
     onames = _chance_names(old, names)
+    t0 = time.perf_counter()
     for s in range(seed, seed + games):
+        if (s - seed) % 50 == 49:
+            shortest = f", the shortest parting game so far {len(best[1].actions)} action(s)" \
+                if best else ""
+            say(f"{s - seed + 1}/{games} random games ({time.perf_counter() - t0:.0f} s"
+                f"{shortest})")
         limit = max_actions if best is None else len(best[1].actions) - 1
         if limit < 0:
             break

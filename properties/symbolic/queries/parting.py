@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -442,23 +442,26 @@ def versions_machines(old: model.Game, new: model.Game, renames: Renames | None 
 
 def parting_search(old: model.Game, new: model.Game, limit: float = TIME_LIMIT,
                    max_depth: int = 40, renames: Renames | None = None,
-                   round_rules_alike: bool | None = None) -> Product:
+                   round_rules_alike: bool | None = None,
+                   progress: Callable[[str], None] | None = None) -> Product:
     """The shortest game from a deal after which the two versions behave differently, or a
     proof that none exists, or the depth up to which none does. The limit covers building
     the formulas too. `round_rules_alike`: the caller knows whether the round transition,
-    scores and winners are the same rules up to `renames` (by default: the same IR)."""
+    scores and winners are the same rules up to `renames` (by default: the same IR).
+    `progress` hears of each depth searched."""
     t0 = time.perf_counter()
     try:
         with deadline(limit * STOP_MARGIN):
             return _parting(old, new, limit * STOP_MARGIN, max_depth, renames,
-                            round_rules_alike)
+                            round_rules_alike, progress)
     except OutOfTime as exc:
         return Product("unknown", f"building the z3 formulas did not finish within the "
                        f"{limit:g} s limit (reached {exc})", time.perf_counter() - t0)
 
 
 def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
-             renames: Renames | None, alike: bool | None) -> Product:
+             renames: Renames | None, alike: bool | None,
+             progress: Callable[[str], None] | None) -> Product:
     clock = Clock(limit)
     if old.players != new.players:
         return Product("not_applicable", "the versions are for different player counts")
@@ -475,7 +478,7 @@ def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
         found = _prove(old, step, clock, full=False)
         if found is not None:
             return found
-        search = _Search(old, step, clock)
+        search = _Search(old, step, clock, progress)
         found = search.run(min(max_depth, 3), clock.left() * 0.4)
         if found is None:
             found = _prove(old, step, clock, full=True)
@@ -586,8 +589,10 @@ class _Search:
     """Bounded model checking from the deal, resumable: at each depth the legal actions, then
     an action within a round, then an action ending one."""
 
-    def __init__(self, old: model.Game, step: ProductStep, clock: Clock) -> None:
+    def __init__(self, old: model.Game, step: ProductStep, clock: Clock,
+                 progress: Callable[[str], None] | None = None) -> None:
         self.old, self.step, self.clock = old, step, clock
+        self.progress = progress
         self.u = Unroller(old, clock)
         self.k = 0
         self.last = 0.0  # seconds the last step took to add (z3 cannot interrupt that)
@@ -623,6 +628,9 @@ class _Search:
                 if r == z3.unknown:
                     return _bounded(k, clock)
             self.k += 1
+            if self.progress:
+                self.progress(f"z3: the first {self.k} action(s) of every game behave alike "
+                              f"({clock.elapsed():.0f} s)")
             if time.perf_counter() > stop:
                 return None
         return _bounded(max_depth + 1, clock)
