@@ -246,7 +246,7 @@ def test_the_report_in_markdown_json_and_html(tmp_path: Path) -> None:
     assert any(c["section"] == "kinds" and c["name"] == "llama" for c in data["rules"]["changes"])
     text = md.read_text()
     assert text.startswith("## rulespec diff") and "### Play statistics" in text
-    assert "| kinds: llama | changed | points 10 | points 7 |" in text
+    assert "| kinds: llama | changed | `points 10` | `points 7` |" in text
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and "<h2>Play statistics</h2>" in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # self-contained

@@ -208,6 +208,10 @@ def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _code(text: str) -> str:
+    return f"`{_md(text)}`" if text else ""
+
+
 def markdown(r: Report) -> str:
     out = [f"## rulespec diff: `{r.old.label}` → `{r.new.label}`", "",
            f"**{r.verdict()}** Players compared: {_counts(list(r.players))}.", "",
@@ -215,7 +219,7 @@ def markdown(r: Report) -> str:
     if r.rules.changes:
         out += ["| where | change | old | new | cites | play |", "|---|---|---|---|---|---|"]
         for c in r.rules.changes:
-            out.append(f"| {_md(_where(c))} | {_md(c.what)} | {_md(c.old)} | {_md(c.new)} | "
+            out.append(f"| {_md(_where(c))} | {_md(c.what)} | {_code(c.old)} | {_code(c.new)} | "
                        f"{_md(', '.join(c.cite))} | {_md(_play(c))}"
                        + (f": {_md(c.note)}" if c.note else "") + " |")
         out.append("")

@@ -1,0 +1,88 @@
+"""`rulespec diff GAME GAME --new-variant ID=NAME` for every reading of every ambiguity in
+spec/: a parting game wherever the reading can part from the ruling in play, replayed under
+both; where it cannot, the report says what was shown.
+
+CI runs a fixed sample (`SAMPLE`). The whole set, about an hour on two cores:
+
+    RULESPEC_ALL_READINGS=1 python -m pytest tests/test_diff_readings.py -n 2
+
+`AT` is the player count each reading is compared at (the first count where a search
+found a parting game; 4, or the nearest count the game allows, when not listed). `APART`
+lists the readings for which no parting game was found, with what the report shows for
+them instead; a reading that starts to part (or stops) fails its test, so the lists stay
+true.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_diff import assert_parts_at_the_end
+
+import model
+from properties.cli import main
+from properties.cli.check import all_specs
+
+AT: dict[tuple[str, str, str], int] = {
+    ("lama", "chip_shortage", "forfeit"): 5,
+}
+
+#: Readings with no parting game: what the report shows instead (a regular expression).
+APART: dict[tuple[str, str, str], str] = {}
+
+SAMPLE = [
+    ("lama", "next_round_starter", "first_seat"),
+    ("lama", "empty_stock", "reshuffle"),
+    ("kadabra", "give_away_target", "self_allowed"),
+]
+
+
+def readings() -> list[tuple[str, str, str]]:
+    out = []
+    for path in all_specs():
+        g = model.load_ir(path, players=model.loader.any_player_count(path))
+        for amb in g.ambiguities:
+            out += [(path.stem, amb.id, v.name) for v in amb.variants if v.name != amb.default]
+    return out
+
+
+def players_for(spec: str, reading: tuple[str, str, str]) -> int:
+    if reading in AT:
+        return AT[reading]
+    g = model.load_ir(spec, players=model.loader.any_player_count(spec))
+    return max(g.min_players, min(4, g.max_players))
+
+
+CASES = readings() if os.environ.get("RULESPEC_ALL_READINGS") else SAMPLE
+
+
+def test_the_tables_name_real_readings() -> None:
+    every = set(readings())
+    assert set(AT) <= every and set(APART) <= every and set(SAMPLE) <= every
+
+
+@pytest.mark.parametrize("spec, ambiguity, variant", CASES,
+                         ids=[f"{s}-{a}-{v}" for s, a, v in CASES])
+def test_a_reading_parts_from_the_ruling(tmp_path: Path, spec: str, ambiguity: str,
+                                         variant: str) -> None:
+    reading = (spec, ambiguity, variant)
+    n = players_for(spec, reading)
+    replays = tmp_path / "replays"
+    result = CliRunner().invoke(main, ["diff", spec, spec, "--new-variant",
+                                       f"{ambiguity}={variant}", "-p", str(n),
+                                       "--no-properties", "--replays", str(replays)])
+    out = result.stdout
+    if reading in APART:
+        assert result.exit_code == 0, out + result.stderr
+        assert re.search(APART[reading], out), out
+        return
+    assert result.exit_code == 1, out + result.stderr
+    assert f"{n} players: they part" in out
+    (path,) = replays.glob("*-parting.yaml")
+    g = model.load_ir(spec, players=n)
+    ruling = next(a.default for a in g.ambiguities if a.id == ambiguity)
+    assert_parts_at_the_end(path, spec, spec, {ambiguity: ruling}, {ambiguity: variant})
