@@ -38,6 +38,9 @@ from model.chance import NamedChance, ScriptedChance
 
 #: Renames found between the versions: category (zones, kinds, vars, actions) -> old -> new.
 Renames = Mapping[str, Mapping[str, str]]
+#: How many legal actions besides the one taken a lock-step game tries at each step (where
+#: there are more, an even spread that shifts from step to step).
+OTHERS = 8
 Progress = Callable[[str], None] | None
 
 
@@ -235,8 +238,9 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
              low: dict[str, int] | None = None) -> _Found | None:
     """Play both versions side by side from one deal until they part (or the game ends, or
     `max_actions`): `choose(step, n)` picks among the n legal actions, or a list of action
-    texts is followed. With `every_action`, every legal action's outcome is compared at every
-    step, not only the one taken (each on a copy of the chance). `rounds` collects the
+    texts is followed. With `every_action`, the outcomes of the other legal actions are
+    compared at every step too (up to `OTHERS` of them, each on a copy of the chance), not
+    only the one taken. `rounds` collects the
     number of actions of each round played, `low` the fewest items each shared zone held."""
     from ..concrete.trace import describe
 
@@ -269,7 +273,11 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
                 return None  # the recorded action is not legal here: nothing to show
         else:
             pick = keys[choose(step, len(keys))]
-        tried = keys if every_action else [pick]
+        tried = [pick]
+        if every_action:  # the others too: all of them, or an even spread of OTHERS
+            others = [k for k in keys if k != pick]
+            step_ = max(1, -(-len(others) // OTHERS))
+            tried += others[(step % step_)::step_]
         for key in tried:
             found = _outcome(old, new, so, sn, lo[key], ln[key], chance_o, chance_n, names)
             if found is not None:
