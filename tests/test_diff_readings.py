@@ -28,16 +28,33 @@ from properties.cli import main
 from properties.cli.check import all_specs
 
 AT: dict[tuple[str, str, str], int] = {
-    ("lama", "chip_shortage", "forfeit"): 5,
+    ("lama", "chip_shortage", "forfeit"): 5,  # the pool runs short with 5 or 6 players
+    ("kadabra", "square_last_card_alone", "draw_no_return"): 5,
+    ("kadabra", "square_last_card_alone", "no_draw"): 5,
+    ("kadabra", "show_llama_legality", "any_llama"): 2,
+    ("slambo", "hand_size", "five"): 2,  # with 4 players both readings deal 5 cards
+    ("slambo", "out_of_cards_2p", "break_now"): 2,  # only read with 2 players
+    ("slambo", "break_condition_multiplayer", "one_left"): 3,  # only read with 3 or 4
 }
 
+_NONE = (r"no parting game found — (from every deal the first \d+ action\(s\) behave alike "
+         r"\(z3\); )?none in \d+ random games")
+
 #: Readings with no parting game: what the report shows instead (a regular expression).
-APART: dict[tuple[str, str, str], str] = {}
+APART: dict[tuple[str, str, str], str] = {
+    # The rationale says so: under the ruling the top card is a llama during a show.
+    ("kadabra", "show_llama_legality", "any_llama"): r"2 players: the same \(proved\) — proved "
+                                                     r"by z3",
+    # The rationale says so: with the default deal both hands empty together.
+    ("slambo", "out_of_cards_2p", "break_now"): "2 players: " + _NONE,
+    ("slambo", "break_condition_multiplayer", "one_left"): "3 players: " + _NONE,
+}
 
 SAMPLE = [
     ("lama", "next_round_starter", "first_seat"),
-    ("lama", "empty_stock", "reshuffle"),
     ("kadabra", "give_away_target", "self_allowed"),
+    ("slambo", "hand_size", "five"),
+    ("slambo", "out_of_cards_2p", "break_now"),
 ]
 
 
@@ -74,11 +91,12 @@ def test_a_reading_parts_from_the_ruling(tmp_path: Path, spec: str, ambiguity: s
     replays = tmp_path / "replays"
     result = CliRunner().invoke(main, ["diff", spec, spec, "--new-variant",
                                        f"{ambiguity}={variant}", "-p", str(n),
-                                       "--no-properties", "--replays", str(replays)])
+                                       "--no-properties", "--replays", str(replays),
+                                       "--z3-timeout", "60" if reading in APART else "20"])
     out = result.stdout
     if reading in APART:
         assert result.exit_code == 0, out + result.stderr
-        assert re.search(APART[reading], out), out
+        assert re.search(APART[reading], out, re.IGNORECASE), out
         return
     assert result.exit_code == 1, out + result.stderr
     assert f"{n} players: they part" in out

@@ -352,9 +352,10 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
     from .rules import PLAY, ROUND, alike
 
     if alike(old.ir, new.ir, renames, PLAY):
-        return Parting("proved_same", P, "rules", "the two versions have the same rules of play "
-                       "(up to names, citations and the order of actions and definitions), so "
-                       "every game plays alike", seconds=time.perf_counter() - t0)
+        return Parting("proved_same", P, "rules", f"with {P} players the two versions have the "
+                       "same rules of play (up to names, citations and the order of actions "
+                       "and definitions), so every game plays alike",
+                       seconds=time.perf_counter() - t0)
     notes: list[str] = []
     bound: int | None = None
     if use_z3:

@@ -100,8 +100,9 @@ class Normal:
         return self.norm(x, dict(bound or {}))
 
     def norm(self, x: Any, bound: dict[str, str]) -> Any:
-        if isinstance(x, ir.Expr) and not isinstance(x, ir.Const | ir.Local | ir.Builtin):
-            x = fold(x)  # params are constants: compare (and show) what they leave
+        if isinstance(x, ir.Expr) and not isinstance(x, ir.Const | ir.Local):
+            # params, and the player count of this IR, are constants: compare what they leave
+            x = fold(with_player_count(x, self.g.players))
         if isinstance(x, ir.Const):
             t = x.type
             if t.name == "kind" and isinstance(x.value, int):
@@ -211,6 +212,26 @@ ROUND = ("kinds", "indices", "round_end", "scoring", "game_end", "round_start", 
          "score")
 
 
+def with_player_count(e: ir.Expr, players: int) -> ir.Expr:
+    """The expression with `player_count` replaced by its value (an IR is for one count)."""
+    if isinstance(e, ir.Builtin):
+        return ir.Const(players, e.type) if e.name == "player_count" else e
+    if not any(isinstance(n, ir.Builtin) and n.name == "player_count" for n in ir.walk(e)):
+        return e
+    changes = {}
+    for f in attrs.fields(type(e)):
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            changes[f.name] = with_player_count(v, players)
+        elif isinstance(v, tuple) and v and all(isinstance(x, ir.Expr) for x in v):
+            changes[f.name] = tuple(with_player_count(x, players) for x in v)
+        elif isinstance(v, tuple) and v and all(isinstance(x, ir.Gen) for x in v):
+            changes[f.name] = tuple(attrs.evolve(
+                g, iter=with_player_count(g.iter, players),
+                conds=tuple(with_player_count(c, players) for c in g.conds)) for g in v)
+    return attrs.evolve(e, **changes)
+
+
 # ------------------------------------------------------------------ printing
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "//": 6, "%": 6}
 
@@ -219,7 +240,7 @@ def show(e: Any, g: ir.GameIR, prec: int = 0) -> str:
     """An IR expression written back in the spec language (params appear as their values,
     and what they make constant is computed)."""
     if prec == 0 and isinstance(e, ir.Expr):
-        e = fold(e)
+        e = fold(with_player_count(e, g.players))
 
     def sub(x: Any, p: int = 0) -> str:
         return show(x, g, p)
