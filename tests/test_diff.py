@@ -318,3 +318,15 @@ def test_the_replay_of_a_parting_game_records_how_to_shuffle(tmp_path: Path) -> 
     data = yaml.safe_load(path.read_text())
     assert data["chance"] == "by-name" and data["spec"] == str(new)
     assert_parts_at_the_end(path, str(SPEC), str(new))
+
+
+def test_what_a_change_of_status_means() -> None:
+    from properties.compare.checks import change_of
+
+    assert change_of("holds", "holds") == "same"
+    assert change_of("holds", "FAILS") == "newly failing"
+    assert change_of("unknown", "FAILS") == "newly failing"
+    assert change_of("FAILS", "holds") == "newly holding"
+    assert change_of("expected failure", "FAILS") == "expectation changed"
+    assert change_of("holds", "UNEXPECTEDLY HOLDS") == "expectation changed"
+    assert change_of("unknown", "holds") == "changed"

@@ -29,7 +29,6 @@ from typing import Any
 
 import attrs
 
-import model
 from model import ir
 from model.fold import fold
 
@@ -751,7 +750,7 @@ def diff_rules(old: Version, new: Version, players: Iterable[int], *, use_z3: bo
     changes = [attrs.evolve(c, players=() if ns == counts else tuple(ns))
                for c, ns in seen.values()]
     changes += _def_changes(raw_a, raw_b, renames)
-    return RulesDiff(tuple(changes), tuple(param_warnings(old, new, counts[0], raw_a, raw_b)),
+    return RulesDiff(tuple(changes), tuple(param_warnings(new, counts[0], raw_a, raw_b)),
                      renames)
 
 
@@ -825,30 +824,26 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\S+", text)
 
 
-def param_warnings(old: Version, new: Version, players: int, raw_a: dict, raw_b: dict
-                   ) -> list[str]:
-    """Params edited in the file whose value a chosen reading overrides, so the edit does
-    nothing."""
+def param_warnings(new: Version, players: int, raw_a: dict, raw_b: dict) -> list[str]:
+    """Params edited in the new version whose value its chosen reading overrides, so the
+    edit does nothing."""
+    g = new.ir(players)
+    chosen = {a.id: next(v for v in a.variants if v.name == g.chosen[a.id])
+              for a in g.ambiguities}
+    rulings = {a.id: a.default for a in g.ambiguities}
+    before = raw_a.get("params", {}) or {}
     out = []
-    for version, raw, other in ((new, raw_b, raw_a), (old, raw_a, raw_b)):
-        g = version.ir(players)
-        chosen = {a.id: next(v for v in a.variants if v.name == g.chosen[a.id])
-                  for a in g.ambiguities}
-        params = raw.get("params", {}) or {}
-        others = other.get("params", {}) or {}
-        for name, value in params.items():
-            if name not in others or _raw_value(others[name]) == _raw_value(value):
-                continue
-            for aid, variant in chosen.items():
-                if name in variant.sets:
-                    default = " (the ruling)" if next(
-                        a for a in g.ambiguities if a.id == aid).default == variant.name else ""
-                    out.append(f"{version.label}: params.{name} was edited ({_show_raw(others[name])}"
-                               f" -> {_show_raw(value)}) but has no effect: the reading "
-                               f"{aid}={variant.name}{default} sets it to "
-                               f"{variant.sets[name]!r}; choose another reading with "
-                               f"--variant, or edit the ambiguity's readings")
-        break  # the edit is in the new version; the old one is what it was edited from
+    for name, value in (raw_b.get("params", {}) or {}).items():
+        if name not in before or _raw_value(before[name]) == _raw_value(value):
+            continue
+        for aid, variant in chosen.items():
+            if name in variant.sets:
+                ruling = " (the ruling)" if rulings[aid] == variant.name else ""
+                out.append(f"{new.label}: params.{name} was edited ({_show_raw(before[name])} -> "
+                           f"{_show_raw(value)}) but has no effect: the reading "
+                           f"{aid}={variant.name}{ruling} sets it to {variant.sets[name]!r}; "
+                           "choose another reading with --variant, or edit the ambiguity's "
+                           "readings")
     return out
 
 
@@ -856,7 +851,3 @@ def _show_raw(v: Any) -> str:
     if isinstance(v, dict):
         return repr(v.get("value", v.get("expr")))
     return repr(v)
-
-
-def load_pair(old: Version, new: Version, players: int) -> tuple[model.Game, model.Game]:
-    return old.game(players), new.game(players)
