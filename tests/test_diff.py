@@ -330,3 +330,18 @@ def test_what_a_change_of_status_means() -> None:
     assert change_of("expected failure", "FAILS") == "expectation changed"
     assert change_of("holds", "UNEXPECTEDLY HOLDS") == "expectation changed"
     assert change_of("unknown", "holds") == "changed"
+
+
+def test_the_faq_asks_where_a_reading_parts_from_the_ruling(tmp_path: Path) -> None:
+    from properties.compare.parting import reading_parting
+
+    found = reading_parting("lama", 3, "quit_cards_score", "hand_only", use_z3=False)
+    assert found.parted and found.mode == "state" and found.step == len(found.actions)
+    assert "scores" in {d.name for d in found.differences}
+    data = found.replay("lama", {"quit_cards_score": "hand_only"})
+    path = tmp_path / "faq.yaml"
+    tr.write_replay(path, spec=data["spec"], players=data["players"], seed=data["seed"],
+                    variants=data["variants"], actions=data["actions"], chance=data["chance"])
+    assert_parts_at_the_end(path, "lama", "lama", {}, {"quit_cards_score": "hand_only"})
+    same = reading_parting("lama", 3, "first_player", "seat0")
+    assert same.status == "proved_same" and same.how == "rules"
