@@ -216,9 +216,11 @@ def _legal(state: State, names: Names | None) -> dict[tuple, model.Action]:
 
 
 def _clone(chance: Any) -> Any:
+    if chance is None:
+        return None
     if isinstance(chance, NamedChance):
         return chance.clone()
-    return ScriptedChance(list(chance.outcomes))
+    return ScriptedChance(list(chance.outcomes), fallback=_clone(chance.fallback))
 
 
 @attrs.frozen
@@ -295,18 +297,24 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
             rounds[-1] += 1
             round_now = so.round
         if low is not None:
-            for name, z in _shared_sizes(so):
+            for name, z in _zone_sizes(so):
                 low[name] = min(low.get(name, z), z)
     return None
 
 
-def _shared_sizes(state: State) -> list[tuple[str, int]]:
+def _zone_sizes(state: State) -> list[tuple[str, int]]:
+    """Each shared zone's size, and the smallest of each per-player (or indexed) family."""
     g = state.game
     out = []
     for name, value in state.to_dict()["zones"].items():
-        if next(z for z in g.ir.zones if z.name == name).per is None:
-            out.append((name, len(value) if isinstance(value, list) else sum(value.values())))
+        per = next(z for z in g.ir.zones if z.name == name).per
+        sizes = [_size(v) for v in value] if per is not None else [_size(value)]
+        out.append((name if per is None else f"some {name}", min(sizes, default=0)))
     return out
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, list) else sum(value.values())
 
 
 def _outcome(old: Game, new: Game, so: State, sn: State, ao: model.Action, an: model.Action,
@@ -465,8 +473,8 @@ def _hypothesis_search(old: Game, new: Game, examples: int, max_actions: int,
                        names: Names | None) -> tuple[int, _Found] | None:
     """Hypothesis generates games — a seed, then choices among the legal actions, then always
     the first legal action (what shrinking tends to) — steered towards long rounds and towards
-    emptying each shared zone (where rare situations arise: an exhausted pile, a short
-    supply), and shrinks the first that parts them."""
+    emptying each zone (where rare situations arise: an exhausted pile, a short supply, a
+    player without cards), and shrinks the first that parts them."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
     from hypothesis import strategies as st
 
@@ -511,18 +519,23 @@ def _confirm(old: Game, new: Game, product: Any, names: Names | None
     onames = old.kind_names
     shuffles = [[onames[k] for k in order] for order in trace.shuffles]
     index_n = {n: i for i, n in enumerate(new.kind_names)}
+    # z3's shuffle outcomes, then (where a version shuffles what the record does not hold)
+    # the by-name shuffles of seed 0: the same on both sides, as a replay file plays them
     try:
         chance_n = ScriptedChance([[index_n[names.kind(x) if names else x] for x in order]
-                                   for order in shuffles])
+                                   for order in shuffles],
+                                  fallback=NamedChance(0, new.kind_names))
     except KeyError:
         return None, "the new version lacks a kind the shuffles hold"
-    chance_o = ScriptedChance(list(trace.shuffles))
+    chance_o = ScriptedChance(list(trace.shuffles),
+                              fallback=NamedChance(0, _chance_names(old, names)))
     actions = [str(a) for a in trace.actions]
     found = lockstep(old, new, chance_o, chance_n, [*actions, "(end)"], max_actions=len(actions),
                      names=names, every_action=False)
     if found is None:
         return None, "both versions behave alike along it"
-    parting = _parting(old.players, "z3", found, {"shuffles": shuffles}, [], 0.0)
+    parting = _parting(old.players, "z3", found,
+                       {"shuffles": shuffles, "seed": 0, "chance": "by-name"}, [], 0.0)
     if len(found.actions) < len(actions) - (1 if product.mode == "state" else 0):
         parting = attrs.evolve(parting, notes=("the concrete models part earlier than z3's "
                                                "game says",))

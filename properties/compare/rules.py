@@ -454,20 +454,20 @@ class _Differ:
 
     def named(self, section: str, xs: Iterable[Any], ys: Iterable[Any], category: str,
               text: Callable[[Any], str], cite: Callable[[Any], tuple],
-              sig: Callable[[Any], Any]) -> None:
+              sig: Callable[[Any], Any], play: bool | None = None) -> None:
         ren = self.ren.get(category, {}) if category else {}
         xa = {ren.get(x.name, x.name): x for x in xs}
         yb = {y.name: y for y in ys}
         for name, x in xa.items():
             if name not in yb:
-                self.add(section, name, "removed", text(x), play=True)
+                self.add(section, name, "removed", text(x), play=play)
             else:
                 ta, tb = text(x), text(yb[name])
                 if ta != tb or sig(x) != sig(yb[name]):
-                    self.add(section, name, "changed", ta, tb, play=True)
+                    self.add(section, name, "changed", ta, tb, play=play)
         for name, y in yb.items():
             if name not in xa:
-                self.add(section, name, "added", "", text(y), play=True)
+                self.add(section, name, "added", "", text(y), play=play)
         order_a = [n for n in xa if n in yb]
         order_b = [n for n in yb if n in xa]
         if order_a != order_b:
@@ -482,7 +482,7 @@ class _Differ:
         yb = {k.name: k for k in self.b.kinds}
         self.named("kinds", [k for n, k in xa.items() if n not in yb],
                    [k for n, k in yb.items() if n not in xa], "kinds", _kind_text,
-                   lambda k: (), lambda k: None)
+                   lambda k: (), lambda k: None, play=True)
         for name, x in xa.items():
             y = yb.get(name)
             if y is None:
@@ -492,9 +492,10 @@ class _Differ:
             fields += [(attr, x.attrs.get(attr), y.attrs.get(attr))
                        for attr in dict.fromkeys([*x.attrs, *y.attrs])]
             diff = [(f, u, v) for f, u, v in fields if u != v]
-            if diff:
+            if diff:  # other copies change the deck; other attributes, the rules that read them
+                deck = any(f in ("copies", "class") for f, _, _ in diff)
                 self.add("kinds", name, "changed", ", ".join(f"{f} {u}" for f, u, _ in diff),
-                         ", ".join(f"{f} {v}" for f, _, v in diff), play=True)
+                         ", ".join(f"{f} {v}" for f, _, v in diff), play=True if deck else None)
         order_a = [n for n in xa if n in yb]
         order_b = [n for n in yb if n in xa]
         if order_a != order_b:
@@ -516,7 +517,7 @@ class _Differ:
         for name, x in xa.items():
             y = yb.get(name)
             if y is None:
-                self.add("actions", name, "removed", x.say, cite=x.cite, play=True)
+                self.add("actions", name, "removed", x.say, cite=x.cite, play=None)
                 continue
             nx, ny = self.na.action(x), self.nb.action(y)
             if nx[0] != ny[0]:
@@ -526,7 +527,7 @@ class _Differ:
                 self.add("actions", f"{name}: parameters", "changed",
                          ", ".join(f"{p} from {show(d, a)}" for p, d in x.params),
                          ", ".join(f"{p} from {show(d, b)}" for p, d in y.params), y.cite,
-                         play=True)
+                         play=None)
             if nx[2] != ny[2]:
                 verdict = self.equivalent("guard", x.name, y.name) if self.equivalent else "off"
                 self.add("actions", f"{name}: condition", "changed", show(x.when, a),
@@ -537,7 +538,7 @@ class _Differ:
                          ", ".join(y.cite), y.cite, play=False)
         for name, y in yb.items():
             if name not in xa:
-                self.add("actions", name, "added", "", y.say, y.cite, play=True)
+                self.add("actions", name, "added", "", y.say, y.cite, play=None)
         order_a = [n for n in xa if n in yb]
         order_b = [n for n in yb if n in xa]
         if order_a != order_b:
@@ -556,7 +557,7 @@ class _Differ:
             y = yb.get(name)
             if y is None:
                 self.add(section, name, "removed", show(x.expr, self.a), cite=x.cite,
-                         play=play if play is False else True)
+                         play=play)
                 continue
             if self.na(x.expr) != self.nb(y.expr):
                 if play is False:
@@ -573,7 +574,7 @@ class _Differ:
         for name, y in yb.items():
             if name not in xa:
                 self.add(section, name, "added", "", show(y.expr, self.b), y.cite,
-                         play=play if play is False else True)
+                         play=play)
         order_a = [n for n in xa if n in yb]
         order_b = [n for n in yb if n in xa]
         if order_a != order_b:
@@ -722,7 +723,8 @@ def _verdict(v: str) -> dict[str, Any]:
         return {"play": False, "note": "an equivalent rewrite: z3 proved both agree in every "
                                        "well-formed state where both can be evaluated"}
     if v == "different":
-        return {"play": True, "note": "z3: they disagree in some well-formed state"}
+        return {"play": None, "note": "z3: they disagree in some well-formed state (whether a "
+                                      "game reaches one, the search for a parting game says)"}
     why = {"off": "z3 not used (--no-z3)", "syntactic": "no z3 check for this kind of rule",
            "not_applicable": "the versions' states do not match by name"}.get(
         v, "z3 could not decide")

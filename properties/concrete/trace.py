@@ -5,8 +5,9 @@ A replay file names the spec, the player count, the variants and the actions (as
 `shuffles` list (the Hypothesis state machine records one), from those recorded
 shuffle outcomes, so the same cards come up in every process. `chance: by-name` draws every
 shuffle from the seed on the pile sorted by kind name (`model.chance.NamedChance`), so the
-file plays alike under two versions of a game (`rulespec diff` writes such files). `checked_replay` plays a
-file back step by step with every generic property checked after every action;
+file plays alike under two versions of a game (`rulespec diff` writes such files); with
+`shuffles` too, the recorded outcomes come first and the seed serves any shuffle they cannot.
+`checked_replay` plays a file back step by step with every generic property checked after every action;
 `rulespec replay FILE` prints that as a numbered trace.
 """
 
@@ -112,9 +113,11 @@ def read_replay(path: Path) -> dict[str, Any]:
 def chance_of(game: Game, data: dict[str, Any]) -> Chance | None:
     """The recorded shuffles of a replay as a ScriptedChance, a NamedChance for `chance:
     by-name`, or None for a seed-only replay."""
-    if data.get("chance") == "by-name":
-        return NamedChance(int(data.get("seed", 0)), game.kind_names)
+    named = (NamedChance(int(data.get("seed", 0)), game.kind_names)
+             if data.get("chance") == "by-name" else None)
     shuffles = data.get("shuffles")
+    if shuffles is None and named is not None:
+        return named
     if shuffles is None:
         return None
     index = {n: i for i, n in enumerate(game.kind_names)}
@@ -128,7 +131,7 @@ def chance_of(game: Game, data: dict[str, Any]) -> Chance | None:
                                 f"{game.id}; kinds: {', '.join(game.kind_names)}")
             pile.append(index[str(name)])
         out.append(pile)
-    return ScriptedChance(out)
+    return ScriptedChance(out, fallback=named)
 
 
 def start(game: Game, data: dict[str, Any]) -> tuple[State, Chance | None]:
@@ -241,7 +244,7 @@ def _snapshot(chance: Any) -> Any:
         return None
     if isinstance(chance, NamedChance):
         return chance.clone()
-    return ScriptedChance(list(chance.outcomes))
+    return ScriptedChance(list(chance.outcomes), fallback=_snapshot(chance.fallback))
 
 
 def _key_order(key: str) -> tuple[int, int, str]:
