@@ -52,6 +52,13 @@ APART: dict[tuple[str, str, str], str] = {
     ("slambo", "break_condition_multiplayer", "one_left"): "3 players: " + _NONE,
 }
 
+#: Readings whose parting game needs a longer search than the default (extra arguments).
+SEARCH: dict[tuple[str, str, str], list[str]] = {
+    # a player idle with an empty hand while the last grey card is covered: rare in random
+    # games; 400 Hypothesis-generated ones find a parting game of 189 actions
+    ("lambada", "empty_hand_no_win", "wins_when_covered"): ["--games", "0", "--examples", "400"],
+}
+
 SAMPLE = [
     ("lama", "next_round_starter", "first_seat"),
     ("kadabra", "give_away_target", "self_allowed"),
@@ -82,6 +89,7 @@ CASES = readings() if os.environ.get("RULESPEC_ALL_READINGS") else SAMPLE
 def test_the_tables_name_real_readings() -> None:
     every = set(readings())
     assert set(AT) <= every and set(APART) <= every and set(SAMPLE) <= every
+    assert set(SEARCH) <= every
 
 
 @pytest.mark.parametrize("spec, ambiguity, variant", CASES,
@@ -94,7 +102,8 @@ def test_a_reading_parts_from_the_ruling(tmp_path: Path, spec: str, ambiguity: s
     result = CliRunner().invoke(main, ["diff", spec, spec, "--new-variant",
                                        f"{ambiguity}={variant}", "-p", str(n),
                                        "--no-properties", "--replays", str(replays),
-                                       "--z3-timeout", "60" if reading in APART else "20"])
+                                       "--z3-timeout", "60" if reading in APART else "20",
+                                       *SEARCH.get(reading, [])])
     out = result.stdout
     if reading in APART:
         assert result.exit_code == 0, out + result.stderr
