@@ -147,18 +147,20 @@ class Game:
         self._round_start(Z, V, ch)
         return State(self, tuple(Z), tuple(V), False, seed, 0)
 
-    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000
-                       ) -> tuple[int, State]:
+    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
+                       tally: list[int] | None = None) -> tuple[int, State]:
         """Play one game in place, without building a State per action; for benchmarks.
 
         `pick(n)` chooses an index among n legal actions. Runs the generated `playout`
         loop (the same statements as `legal` and the effects, written into one
-        function); returns the number of actions taken and the final state.
+        function); returns the number of actions taken and the final state. `tally`
+        (a list of len(actions) + len(round-end conditions) zeros) counts each action
+        taken and each round-end condition that ended a round.
         """
         start = self.initial_state(seed)
         Z, V = [z[:] for z in start.z], list(start.v)
         n, terminal = self.ns["playout"](Z, V, SeededChance(seed, 0, self.canonical), pick,
-                                        max_actions)
+                                        max_actions, tally)
         return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
 
     def _blank_zones(self) -> list[list[int]]:
