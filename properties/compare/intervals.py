@@ -101,7 +101,9 @@ def wilson(xs: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
     z = z_quantile(0.5 + confidence / 2)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n))
-    return Interval(p, max(0.0, centre - half), min(1.0, centre + half), n, "wilson")
+    low = 0.0 if p == 0 else max(0.0, centre - half)  # exact ends: no rounding past 0 or 1
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return Interval(p, low, high, n, "wilson")
 
 
 def mean_t(xs: Sequence[float], confidence: float = CONFIDENCE,

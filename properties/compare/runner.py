@@ -160,21 +160,18 @@ class DaskRunner:
         self.jobs = max(1, sum(self.client.nthreads().values()))
 
     def run(self, chunks: list[Chunk], deadline: float | None) -> Results:
-        from distributed import wait
+        from distributed import as_completed
 
         futures = {self.client.submit(play_chunk, c, pure=False): c for c in chunks}
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         pending = set(futures)
         try:
-            while pending:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return
-                try:
-                    done, pending = wait(pending, timeout=left, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    return
-                for f in done:
+            with self.client.as_current():  # as_completed asks for the current client
+                for f in as_completed(futures, timeout=left):
+                    pending.discard(f)
                     yield futures[f], f.result()
+        except TimeoutError:
+            pass
         finally:
             if pending:
                 self.client.cancel(list(pending))
