@@ -401,7 +401,7 @@ def _run(versions: list[Version], players: Sequence[int] | None, policies: Seque
                                       "higher` under score (docs/spec-language.md)")
     slots = [_Slot(p, pol, games or FIRST_BATCH, [{} for _ in versions])
              for p in counts for pol in policies]
-    deadline = None if budget is None else t0 + budget
+    deadline = None if budget is None or math.isinf(budget) else t0 + budget
     runner = make_runner(jobs or os.cpu_count() or 1, scheduler)
     out_of_time = False
     try:
