@@ -118,7 +118,7 @@ def common_options(f):
     options = [
         click.option("--players", "-p", "players", type=int, multiple=True,
                      help="Player count (repeatable); default: every count the spec allows."),
-        click.option("--policy", default="both", show_default=True,
+        click.option("--policy", default="both", show_default=True, metavar="random|greedy|both",
                      help="random (uniform among legal actions), greedy (the action after "
                           "which the actor's own score is best), or both."),
         click.option("--precision", type=float, default=100 * st.DEFAULT_PRECISION,
