@@ -251,3 +251,13 @@ def test_greedy_needs_the_better_direction(tmp_path: Path) -> None:
     r = _cli(str(path), "--games", "10", "--policy", "greedy")
     assert r.returncode == 2
     assert len(r.stderr.strip().splitlines()) == 1 and "better" in r.stderr
+
+
+def test_statistics_of_one_version_only_are_shown_without_a_difference() -> None:
+    renamed = coin("renamed", "  go:\n    say: go\n", "  advance:\n    say: advance\n")
+    c = compare_play(coin(), renamed, policies=["random"], games=200, jobs=1)
+    rows = {r.key: r for r in c.rows}
+    assert rows["action/go"].new is None and rows["action/go"].difference is None
+    assert rows["action/advance"].old is None and rows["action/advance"].new is not None
+    assert not c.plays_differently  # the same games, the action only renamed
+    assert "only old" in c.to_text() and "only new" in c.to_text()

@@ -244,18 +244,16 @@ def compare_statistics(old: Statistics, new: Statistics,
         if co is None:
             continue
         n = min(co.games, cn.games)
-        cols_old = dict(_columns(co, co.records[:n] if paired else co.records))
-        cols_new = dict(_columns(cn, cn.records[:n] if paired else cn.records))
-        keys = list(dict.fromkeys([r.key for r in co.rows] + [r.key for r in cn.rows]))
-        for key in keys:
-            ro = next((r for r in co.rows if r.key == key), None)
-            rn = next((r for r in cn.rows if r.key == key), None)
-            label, kind = (rn or ro).label, (rn or ro).kind  # type: ignore[union-attr]
-            diff = None
-            if ro is not None and rn is not None:
-                diff = _difference(cols_old[key][1], cols_new[key][1], kind, paired)
+        shown = [o for o in ("stuck", "error") if co.outcomes.get(o) or cn.outcomes.get(o)]
+        cols_old = _columns(co, co.records[:n] if paired else co.records, shown)
+        cols_new = _columns(cn, cn.records[:n] if paired else cn.records, shown)
+        for key in dict.fromkeys([*cols_old, *cols_new]):
+            label, kind, _ = cols_new.get(key) or cols_old[key]
+            a, b = cols_old.get(key), cols_new.get(key)
+            diff = None if a is None or b is None else _difference(a[2], b[2], kind, paired)
             rows.append((cn.players, cn.policy, key, label, kind,
-                         ro.estimate if ro else None, rn.estimate if rn else None, diff))
+                         _estimate(kind, a[2]) if a else None,
+                         _estimate(kind, b[2]) if b else None, diff))
     marks = iv.holm([d.p if d is not None else None for *_, d in rows], alpha)
     return StatisticsComparison(old, new, tuple(Compared(*r, significant=m)
                                                 for r, m in zip(rows, marks, strict=True)),
@@ -263,17 +261,18 @@ def compare_statistics(old: Statistics, new: Statistics,
 
 
 # ------------------------------------------------------------------ statistics
-Column = tuple[str, str, str]  # key, label, kind
+Values = list[float | None]  # one per game; None where the game does not count
 
 
-def _columns(cell: Cell, records: Sequence[GameRecord]
-             ) -> list[tuple[str, tuple[Column, list[float | None]]]]:
-    """Every statistic's per-game values (None where a game does not count)."""
+def _columns(cell: Cell, records: Sequence[GameRecord], outcomes: Sequence[str] = ()
+             ) -> dict[str, tuple[str, str, Values]]:
+    """Every statistic's key -> (label, kind, per-game values). `outcomes`: which of
+    "stuck" and "error" get a row (those that happened, in either version)."""
     na = len(cell.action_names)
-    out: list[tuple[Column, list[float | None]]] = []
+    out: dict[str, tuple[str, str, Values]] = {}
 
     def add(key: str, label: str, kind: str, f: Callable[[GameRecord], float | None]) -> None:
-        out.append(((key, label, kind), [f(r) for r in records]))
+        out[key] = (label, kind, [f(r) for r in records])
 
     def end(f: Callable[[GameRecord], float]) -> Callable[[GameRecord], float | None]:
         return lambda r: f(r) if r.outcome == "end" else None
@@ -298,14 +297,14 @@ def _columns(cell: Cell, records: Sequence[GameRecord]
             end(lambda r, j=j: float(r.ends[j])))
     add("capped", f"stopped by the safety cap of {cell.max_actions:,} actions (share)", "share",
         lambda r: float(r.outcome == "cap"))
-    for outcome, label in (("stuck", "stuck: no legal action (share)"),
-                           ("error", "stopped by a model error (share)")):
-        if any(r.outcome == outcome for r in records):
-            add(outcome, label, "share", lambda r, o=outcome: float(r.outcome == o))
-    return [(c[0], (c, v)) for c, v in out]
+    labels = {"stuck": "stuck: no legal action (share)", "error": "stopped by a model error (share)"}
+    for outcome in outcomes:
+        add(outcome, labels[outcome], "share", lambda r, o=outcome: float(r.outcome == o))
+    return out
 
 
-def _estimate(kind: str, values: list[float]) -> iv.Interval:
+def _estimate(kind: str, column: Values) -> iv.Interval:
+    values = [x for x in column if x is not None]
     if kind == "share":
         return iv.wilson(values)
     if kind == "spread":
@@ -313,8 +312,7 @@ def _estimate(kind: str, values: list[float]) -> iv.Interval:
     return iv.mean_t(values, floor=0.0 if kind == "count" else None)
 
 
-def _difference(old: list[float | None], new: list[float | None], kind: str,
-                paired: bool) -> iv.Difference:
+def _difference(old: Values, new: Values, kind: str, paired: bool) -> iv.Difference:
     if paired:
         pairs = [(a, b) for a, b in zip(old, new, strict=False) if a is not None and b is not None]
         xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
@@ -335,8 +333,9 @@ def make_cell(game: model.Game, policy: str, records: Sequence[GameRecord], reac
     cell = Cell(game.players, policy, len(records), outcomes, (), reached, records,
                 tuple(a.name for a in game.ir.actions), tuple(c.name for c in game.ir.round_end),
                 tuple(c.name for c in game.ir.game_end), max_actions)
-    rows = tuple(Row(key, label, kind, _estimate(kind, [x for x in values if x is not None]))
-                 for key, ((_, label, kind), values) in _columns(cell, records))
+    happened = [o for o in ("stuck", "error") if outcomes[o]]
+    rows = tuple(Row(key, label, kind, _estimate(kind, values))
+                 for key, (label, kind, values) in _columns(cell, records, happened).items())
     return attrs.evolve(cell, rows=rows)
 
 
