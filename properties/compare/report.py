@@ -45,7 +45,10 @@ def difference(kind: str, d: iv.Difference | None) -> str:
     return f"{scale * d.value:+,.2f}{unit} [{scale * d.low:+,.2f}, {scale * d.high:+,.2f}]"
 
 
-def stopping(s: Statistics) -> str:
+def stopping(s: Statistics, games: int | None = None) -> str:
+    """How many games were played, how fast, and what stopped play (`games`: the total
+    over both versions of a comparison, which shared the time)."""
+    games = s.games if games is None else games
     if s.stopped_by == "games":
         why = "a fixed number of games"
     elif s.stopped_by == "precision":
@@ -55,8 +58,8 @@ def stopping(s: Statistics) -> str:
     else:
         why = (f"the time budget of {s.budget:g} s, before every win share was within "
                f"±{100 * s.precision:g} pp")
-    return (f"{s.games:,} games in {s.seconds:.1f} s on {s.jobs} job{'s' * (s.jobs != 1)} "
-            f"({s.games / max(s.seconds, 1e-9):,.0f} games/s); stopped by {why}")
+    return (f"{games:,} games in {s.seconds:.1f} s on {s.jobs} job{'s' * (s.jobs != 1)} "
+            f"({games / max(s.seconds, 1e-9):,.0f} games/s); stopped by {why}")
 
 
 def cell_title(c: Cell) -> str:
@@ -175,6 +178,12 @@ def _how(c: StatisticsComparison) -> str:
             "as if unpaired.")
 
 
+def _both(c: StatisticsComparison) -> str:
+    if c.old.seconds == c.new.seconds:  # played together (compare_play)
+        return stopping(c.old, c.old.games + c.new.games)
+    return f"old {stopping(c.old)}; new {stopping(c.new)}"
+
+
 def _verdict(c: StatisticsComparison) -> str:
     n = len(c.significant)
     if n:
@@ -193,7 +202,7 @@ def _games(c: StatisticsComparison, players: int, policy: str) -> str:
 
 def comparison_text(c: StatisticsComparison) -> str:
     out = [f"Play statistics, old {c.old.label} against new {c.new.label}: {_verdict(c)}",
-           f"old: {stopping(c.old)}", _how(c), NOTES, ""]
+           f"both versions: {_both(c)}", _how(c), NOTES, ""]
     for players, policy, rows in _groups(c):
         out.append(_games(c, players, policy))
         table = [[r.label, value(r.kind, r.old.value if r.old else None),
@@ -209,7 +218,7 @@ def comparison_text(c: StatisticsComparison) -> str:
 
 def comparison_markdown(c: StatisticsComparison) -> str:
     out = [f"### Play statistics: {_verdict(c)}", "",
-           f"Old {_code(c.old.label)}, new {_code(c.new.label)}; {stopping(c.old)}. {_md(_how(c))} "
+           f"Old {_code(c.old.label)}, new {_code(c.new.label)}; {_both(c)}. {_md(_how(c))} "
            f"{NOTES}.", ""]
     for players, policy, rows in _groups(c):
         out += [f"**{_games(c, players, policy)}**", "",
@@ -248,7 +257,7 @@ def comparison_html(c: StatisticsComparison, plots: bool = True) -> str:
 
     out = [f'<section class="rulespec-stats"><h2>Play statistics: {_h(_verdict(c))}</h2>',
            f"<p>Old <code>{_h(c.old.label)}</code>, new <code>{_h(c.new.label)}</code>; "
-           f"{_h(stopping(c.old))}.</p><p class=note>{_h(_how(c))} {_h(NOTES)}.</p>"]
+           f"{_h(_both(c))}.</p><p class=note>{_h(_how(c))} {_h(NOTES)}.</p>"]
     for players, policy, rows in _groups(c):
         out.append(f"<h3>{_h(_games(c, players, policy))}</h3>")
         if plots:
