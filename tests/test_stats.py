@@ -119,6 +119,18 @@ def test_play_grows_until_the_precision_is_reached() -> None:
     assert all(cell.row(f"win_share/{p}").estimate.half_width <= 0.02 for p in (0, 1))
 
 
+def test_stopping_on_width_keeps_the_coverage() -> None:
+    """20 sequential runs to +-2.5 pp: seat 0's interval misses 1/2 in at most 3 (with 95%
+    intervals, 4 or more misses of 20 has probability 1.6%)."""
+    misses = 0
+    for seed in range(20):
+        s = play_statistics(coin(), policies=["random"], precision=0.025, budget=600, jobs=1,
+                            seed=100 + seed)
+        assert s.stopped_by == "precision"
+        misses += not s.cell(2, "random").row("win_share/0").estimate.covers(0.5)
+    assert misses <= 3
+
+
 def test_a_budget_too_small_says_so() -> None:
     s = play_statistics(coin(), policies=["random"], precision=0.001, budget=1e-6, jobs=1)
     assert s.stopped_by == "budget"
