@@ -17,33 +17,7 @@ from pathlib import Path
 from .citations import Citation
 from .entries import GameFaq, Parting, Question
 
-STYLE = """
-body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 62rem; padding: 1rem 1.5rem;
-       color: #1d2430; background: #fdfdfb; }
-h1 { font-size: 1.7rem; } h2 { font-size: 1.25rem; margin-top: 2.2rem; }
-a { color: #1f5fa8; } code { background: #eef1f5; padding: 0 .25em; border-radius: 3px; }
-nav { font-size: .9rem; margin-bottom: 1rem; }
-.kind { display: inline-block; font-size: .8rem; padding: .05rem .5rem; border-radius: 1rem;
-        background: #e4ecf7; color: #173b66; }
-.kind.gap { background: #fbeede; color: #6b3a06; }
-.kind.conflict { background: #f8e1e1; color: #6e1616; }
-.kind.assumption { background: #ece6f6; color: #3d2466; }
-.kind.option { background: #e3f3e6; color: #1b4d26; }
-.ruling { font-weight: 600; }
-.example { border-left: 3px solid #c8d3e0; margin: 1rem 0; padding: .2rem 1rem; }
-.example ol { margin: .3rem 0; padding-left: 1.6rem; }
-.part { background: #fff6d9; border: 1px solid #e6cf7a; border-radius: 6px; padding: .5rem .8rem; }
-.side { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
-.side > div { background: #fff; border: 1px solid #dde3ea; border-radius: 6px; padding: .4rem .7rem; }
-table { border-collapse: collapse; width: 100%; } td, th { padding: .2rem .5rem; vertical-align: top; }
-table.state td:first-child { white-space: nowrap; color: #4a5567; }
-tr.changed td { background: #fff0c2; }
-table.book td.n { text-align: right; color: #7a8699; white-space: nowrap; }
-table.book tr.uncovered td.text { color: #7a8699; }
-table.book tr:target td { background: #fff0c2; }
-table.book td.by { font-size: .85rem; }
-.muted { color: #6b7686; font-size: .9rem; }
-"""
+STYLE = (Path(__file__).parent / "site.css").read_text(encoding="utf-8")
 
 
 def write_site(faqs: Iterable[GameFaq], folder: Path) -> list[Path]:
