@@ -358,28 +358,46 @@ def replay(file: Path, quiet: bool) -> None:
 
 @main.command()
 @click.argument("specs", nargs=-1)
-@click.option("--players", "-p", type=int, default=None,
+@click.option("--players", "-p", type=click.IntRange(min=1), default=None,
               help="Player count of the examples (default: 4, or the nearest allowed).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Write <game>.md files into this folder instead of printing.")
-@click.option("--games", type=int, default=40, show_default=True,
+@click.option("--html", "html_dir", type=click.Path(path_type=Path), default=None,
+              help="Write the FAQ as a static site into this folder: index.html, a page per "
+                   "game and an annotated page per rulebook.")
+@click.option("--games", type=click.IntRange(min=1), default=40, show_default=True,
               help="Random games searched for a situation where two readings part.")
-def faq(specs: tuple[str, ...], players: int | None, out: Path | None, games: int) -> None:
+def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir: Path | None,
+        games: int) -> None:
     """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
     example where the readings part (default: every spec in spec/)."""
-    from .faq import faq_markdown
+    from ..faq import entries, markdown, site
 
+    for folder, option in ((out, "--out"), (html_dir, "--html")):
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise click.BadParameter(f"{folder} is a file, not a folder", param_hint=option)
     paths = list(specs) or [str(p) for p in all_specs()]
+    faqs = []
     for spec in paths:
         click.echo(f"faq: {spec}", err=True)
-        text = faq_markdown(spec, players=players, games=games)
-        if out is None:
-            click.echo(text)
-        else:
+        faqs.append(entries.build(spec, players=players, games=games))
+    try:
+        if html_dir is not None:
+            written = site.write_site(faqs, html_dir)
+            click.echo(f"wrote {len(written)} pages into {html_dir} (open {html_dir / 'index.html'})",
+                       err=True)
+        if out is not None:
             out.mkdir(parents=True, exist_ok=True)
-            target = out / f"{model.resolve_spec_path(spec).stem}.md"
-            target.write_text(text, encoding="utf-8")
-            click.echo(f"wrote {target}", err=True)
+            for f in faqs:
+                target = out / f"{f.spec.stem}.md"
+                target.write_text(markdown.render(f), encoding="utf-8")
+                click.echo(f"wrote {target}", err=True)
+    except OSError as exc:
+        click.echo(f"error: cannot write the FAQ: {exc.strerror}: {exc.filename}", err=True)
+        sys.exit(2)
+    if out is None and html_dir is None:
+        for f in faqs:
+            click.echo(markdown.render(f))
 
 
 @main.command("show-code")
