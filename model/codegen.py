@@ -572,15 +572,17 @@ class Emitter:
         return "\n".join(self.lines) + "\n"
 
     def playout(self) -> None:
-        """`playout(Z, V, ch, pick, limit)`: a whole game played in place, for benchmarks.
+        """`playout(Z, V, ch, pick, limit, tally)`: a whole game played in place.
 
         The legal-move code and every action's effects written into one loop; `pick(n)`
         chooses among the n legal actions. The same statements as `legal` and
         `effect_in_place_<i>`, without a function call or Action object per step.
+        `tally`, if not None, counts each action taken (at its index) and each round-end
+        condition that holds when a round ends (after the actions), for play statistics.
         """
         e, g = self.emit, self.g
         e("", 0)
-        e("def playout(Z, V, ch, pick, limit):", 0)
+        e("def playout(Z, V, ch, pick, limit, tally=None):", 0)
         e("n = 0", 1)
         e("while n < limit:", 1)
         e("out = []", 2)
@@ -591,6 +593,7 @@ class Emitter:
         e("if not out: return n, False", 2)
         e("a = out[pick(len(out))]", 2)
         e("i = a[0]", 2)
+        e("if tally is not None: tally[i] += 1", 2)
         e("actor = V[0]", 2)
         for i, a in enumerate(g.actions):
             e(f"{'if' if i == 0 else 'elif'} i == {i}:", 2)
@@ -600,6 +603,9 @@ class Emitter:
         e("V[2] = actor", 2)
         e("n += 1", 2)
         e("if round_end(Z, V):", 2)
+        e("if tally is not None:", 3)
+        e(f"for _j, (_, _f) in enumerate(ROUND_END, {len(g.actions)}):", 4)
+        e("if _f(Z, V): tally[_j] += 1", 5)
         e("scoring(Z, V, ch)", 3)
         e("if game_end(Z, V): return n, True", 3)
         e("V[1] += 1", 3)

@@ -18,7 +18,7 @@ from typing import Any
 import attrs
 
 from . import codegen, ir
-from .chance import Chance, SeededChance
+from .chance import Chance, SeededChance, canonical_order
 from .errors import IllegalAction, ModelError, SpecError, Where
 from .loader import load_ir
 
@@ -56,6 +56,11 @@ class Game:
         self.players = game_ir.players
         self.kind_names = tuple(k.name for k in game_ir.kinds)
         self._kind_index = {n: i for i, n in enumerate(self.kind_names)}
+        # shuffles start from the pile sorted by kind name (the same deal whatever the
+        # order the spec declares its kinds in)
+        piled = {z.holds for z in game_ir.zones if z.order == "pile"}
+        self.canonical = canonical_order(
+            self.kind_names, [k.item_class if k.item_class in piled else None for k in game_ir.kinds])
         self.ns, self.source, self.filename = codegen.compile_game(game_ir)
         self.layout = codegen.Layout.of(game_ir)
         ns = self.ns
@@ -136,23 +141,26 @@ class Game:
         Z = [z[:] for z in self._blank]
         V: list[Any] = [0] * L.n_vars
         V[1] = 1
-        ch = chance or SeededChance(seed, -1)
+        ch = chance or SeededChance(seed, -1, self.canonical)
         self.ns["init_vars"](Z, V)
         self.ns["setup"](Z, V, ch)
         self._round_start(Z, V, ch)
         return State(self, tuple(Z), tuple(V), False, seed, 0)
 
-    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000
-                       ) -> tuple[int, State]:
+    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
+                       tally: list[int] | None = None) -> tuple[int, State]:
         """Play one game in place, without building a State per action; for benchmarks.
 
         `pick(n)` chooses an index among n legal actions. Runs the generated `playout`
         loop (the same statements as `legal` and the effects, written into one
-        function); returns the number of actions taken and the final state.
+        function); returns the number of actions taken and the final state. `tally`
+        (a list of len(actions) + len(round-end conditions) zeros) counts each action
+        taken and each round-end condition that ended a round.
         """
         start = self.initial_state(seed)
         Z, V = [z[:] for z in start.z], list(start.v)
-        n, terminal = self.ns["playout"](Z, V, SeededChance(seed, 0), pick, max_actions)
+        n, terminal = self.ns["playout"](Z, V, SeededChance(seed, 0, self.canonical), pick,
+                                        max_actions, tally)
         return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
 
     def _blank_zones(self) -> list[list[int]]:
@@ -285,7 +293,7 @@ class State:
             reason = self.why_illegal(action)
             if reason is not None:
                 raise IllegalAction(f"{action} is not legal: {reason}")
-        ch = chance or SeededChance(self.seed, self.step)
+        ch = chance or SeededChance(self.seed, self.step, g.canonical)
         Z = list(self.z)
         V = list(self.v)
         actor = V[0]
@@ -319,7 +327,8 @@ class State:
         g = self.game
         Z, V = list(self.z), list(self.v)
         actor = V[0]
-        g._effects[action.index](Z, V, chance or SeededChance(self.seed, self.step), *action.args)
+        g._effects[action.index](Z, V, chance or SeededChance(self.seed, self.step, g.canonical),
+                              *action.args)
         V[2] = actor
         return tuple(g.ns["round_end_names"](Z, V))
 

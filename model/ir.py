@@ -318,6 +318,8 @@ class GameIR:
     score: Expr  # per player: the Local "p" is bound
     invariants: tuple[Condition, ...]
     expectations: tuple[Expectation, ...]
+    # "lower" or "higher": which way each player wants `score` to go; None if unstated
+    score_better: str | None = None
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

@@ -197,6 +197,7 @@ class _Loader:
             score=self.expr_item(("score",), g["score"], INT, p_env),
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),
+            score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
         )
 
     def expr_item(self, path: PathKey, item: Any, expect: Type,

@@ -1,4 +1,4 @@
-"""The `rulespec` command line: play, legal, check, query, bench, replay, show-code.
+"""The `rulespec` command line: play, legal, check, query, bench, stats, replay, show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
 situation file or bad arguments. A user's mistake is one clear line on stderr, never a
@@ -23,6 +23,7 @@ from model.source import read_yaml
 
 from ..concrete import trace as tr
 from .check import Row, all_specs, check_spec
+from .stats import stats as stats_command
 
 if TYPE_CHECKING:
     from ..symbolic.witness import Trace
@@ -419,6 +420,8 @@ def deal(game: str, players: int, seed: int, variants: tuple[str, ...]) -> None:
     g = model.load(game, players=players, variants=_variants(variants))
     click.echo(yaml.safe_dump(g.initial_state(seed).to_dict(), sort_keys=False))
 
+
+main.add_command(stats_command, "stats")
 
 if __name__ == "__main__":  # pragma: no cover
     main()
