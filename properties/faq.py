@@ -169,7 +169,49 @@ def faq_markdown(spec: str, *, players: int | None = None, games: int = 40) -> s
              ""]
     for amb in first.ambiguities:
         lines += list(_entry(spec_path, amb, n, games))
+    if first.clarifications:
+        lines += ["## Questions the rulebooks answer", "",
+                  "Each answer below is checked by the test suite, which plays its example "
+                  "on the model.", ""]
+        for c in first.clarifications:
+            lines += list(_clarification(spec_path, c))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _clarification(spec_path: Path, c: ir.Clarification) -> Iterator[str]:
+    from .clarify import read_situation, situation_path
+
+    e = c.example
+    path = situation_path(spec_path, e)
+    yield f"### {c.question}"
+    yield ""
+    cites = ", ".join(f"`{x}`" for x in c.cite)
+    yield f"*Clarification; id `{c.id}`; rulebook lines {cites}.*"
+    yield ""
+    yield c.answer
+    yield ""
+    players = read_situation(path)["players"]
+    under = (" under " + ", ".join(f"{k}={v}" for k, v in e.variants.items())
+             if e.variants else "")
+    yield f"Example: the situation `{path.name}` ({players} players{under})."
+    if e.legal is not None:
+        yield f"- The legal actions are {_actions(tuple(e.legal))}."
+    if e.illegal:
+        yield f"- {_actions(e.illegal)} {'is' if len(e.illegal) == 1 else 'are'} not allowed."
+    for step in e.steps:
+        shown = "; ".join(_expected(step.expect))
+        yield f"- `{step.do}`" + (f": then {shown}." if shown else ".")
+    yield ""
+
+
+def _expected(expect: dict[str, Any]) -> Iterator[str]:
+    for key, value in expect.items():
+        if key in ("zones", "vars"):
+            yield from (f"{name} {v}" for name, v in value.items())
+        elif key == "legal":
+            yield f"the legal actions are {_actions(tuple(value))}"
+        else:
+            yield f"{key} {value}"
 
 
 def _players(spec_path: Path, players: int | None) -> int:
