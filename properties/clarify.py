@@ -65,8 +65,9 @@ def example_problems(spec_path: Path, c: ir.Clarification) -> list[str]:
 
 
 def outcome_problems(state: State, expect: Mapping[str, Any], label: str) -> list[str]:
-    """The expected values (keys: active, round, terminal, zones, vars, scores, winners,
-    legal) that `state` does not have; zones and variables not named are not compared."""
+    """The expected values (keys: active, round, terminal, zones, vars, counts, scores,
+    winners, legal) that `state` does not have; zones and variables not named are not
+    compared, and `counts` compares only how many items a zone holds."""
     d = state.to_dict()
     out = []
     for key in ("active", "round", "terminal"):
@@ -79,6 +80,14 @@ def outcome_problems(state: State, expect: Mapping[str, Any], label: str) -> lis
                            f"{', '.join(d[section])}")
             elif d[section][name] != value:
                 out.append(f"{label}: {name} is {d[section][name]}, expected {value}")
+    for name, value in (expect.get("counts") or {}).items():
+        if name not in d["zones"]:
+            out.append(f"{label}: no zone {name!r}; known: {', '.join(d['zones'])}")
+            continue
+        have = d["zones"][name]
+        sizes = [_size(z) for z in have] if isinstance(value, list) else _size(have)
+        if sizes != value:
+            out.append(f"{label}: {name} holds {sizes} items, expected {value}")
     if "scores" in expect and list(state.scores) != list(expect["scores"]):
         out.append(f"{label}: scores are {list(state.scores)}, expected {expect['scores']}")
     if "winners" in expect and list(state.winners) != list(expect["winners"]):
@@ -88,3 +97,8 @@ def outcome_problems(state: State, expect: Mapping[str, Any], label: str) -> lis
         if legal != list(expect["legal"]):
             out.append(f"{label}: the legal actions are {legal}, expected {expect['legal']}")
     return out
+
+
+def _size(zone: Any) -> int:
+    """Items in a zone as `State.to_dict` writes it (a pile's list, a bag's counts)."""
+    return len(zone) if isinstance(zone, list) else sum(zone.values())

@@ -208,6 +208,8 @@ def _expected(expect: dict[str, Any]) -> Iterator[str]:
     for key, value in expect.items():
         if key in ("zones", "vars"):
             yield from (f"{name} {v}" for name, v in value.items())
+        elif key == "counts":
+            yield from (f"{v} in {name}" for name, v in value.items())
         elif key == "legal":
             yield f"the legal actions are {_actions(tuple(value))}"
         else:
