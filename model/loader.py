@@ -214,9 +214,11 @@ class _Loader:
                 raise self.err((*path, "default"), f"default {a['default']!r} is not one of the "
                                                    f"variants: {', '.join(a['variants'])}")
             for n, v in a["variants"].items():
-                if n == a["default"] and ("differs_in" in v or "parts_only_when" in v):
-                    raise self.err((*path, "variants", n), "the default reading is the ruling; "
-                                   "claims of how a reading differs go on the other variants")
+                claim = next((k for k in ("differs_in", "parts_only_when") if k in v), None)
+                if n == a["default"] and claim:
+                    raise self.err((*path, "variants", n, claim), "the default reading is the "
+                                   "ruling; claims of how a reading differs from it go on the "
+                                   "other variants")
             variants = tuple(ir.Variant(n, dict(v["set"]), v["reading"],
                                         tuple(v["differs_in"]) if "differs_in" in v else None)
                              for n, v in a["variants"].items())

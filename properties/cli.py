@@ -365,7 +365,8 @@ def replay(file: Path, quiet: bool) -> None:
               help="Random games searched for a situation where two readings part.")
 def faq(specs: tuple[str, ...], players: int | None, out: Path | None, games: int) -> None:
     """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
-    example where the readings part (default: every spec in spec/)."""
+    example where the readings part, then every clarification with its example (default:
+    every spec in spec/)."""
     from .faq import faq_markdown
 
     paths = list(specs) or [str(p) for p in all_specs()]
