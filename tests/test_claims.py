@@ -38,5 +38,5 @@ CASES = _claims()
                          ids=[f"{s.stem}/{a.id}={v.name}/{n}p" for s, n, a, v in CASES])
 def test_claim_is_not_refuted_by_random_games(spec: Path, players: int, amb: ir.Ambiguity,
                                               variant: ir.Variant) -> None:
-    found = next(refutations(str(spec), players, amb, variant, games=8, max_steps=250), None)
+    found = next(refutations(str(spec), players, amb, variant, games=6, max_steps=200), None)
     assert found is None, str(found)
