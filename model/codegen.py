@@ -569,6 +569,14 @@ class Emitter:
         for c in g.invariants:
             e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
         e(")", 0)
+        e("", 0)
+        e("# the conditions rationales claim for where a reading parts from the ruling", 0)
+        e("PARTS_ONLY_WHEN = {", 0)
+        for a in g.ambiguities:
+            for v in a.variants:
+                if v.parts_only_when is not None:
+                    e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
+        e("}", 0)
         return "\n".join(self.lines) + "\n"
 
     def playout(self) -> None:

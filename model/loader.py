@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from . import ir, schema
 from .errors import SpecError, Where
 from .expr import Def, ExprParser, Scope
@@ -177,6 +179,7 @@ class _Loader:
         measure = None
         if "measure" in rnd:
             measure = self.expr_item(("round", "measure"), rnd["measure"], INT)
+        ambiguities = self.claims(ambiguities)
         return ir.GameIR(
             id=g["game"], title=g["title"], file=self.doc.file, players=self.players,
             min_players=pl["min"], max_players=pl["max"], sources=tuple(g["sources"]),
@@ -198,6 +201,7 @@ class _Loader:
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),
             score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
+            clarifications=self.clarifications(ambiguities),
         )
 
     def expr_item(self, path: PathKey, item: Any, expect: Type,
@@ -220,7 +224,14 @@ class _Loader:
             if a["default"] not in a["variants"]:
                 raise self.err((*path, "default"), f"default {a['default']!r} is not one of the "
                                                    f"variants: {', '.join(a['variants'])}")
-            variants = tuple(ir.Variant(n, dict(v["set"]), v["reading"])
+            for n, v in a["variants"].items():
+                claim = next((k for k in ("differs_in", "parts_only_when") if k in v), None)
+                if n == a["default"] and claim:
+                    raise self.err((*path, "variants", n, claim), "the default reading is the "
+                                   "ruling; claims of how a reading differs from it go on the "
+                                   "other variants")
+            variants = tuple(ir.Variant(n, dict(v["set"]), v["reading"],
+                                        tuple(v["differs_in"]) if "differs_in" in v else None)
                              for n, v in a["variants"].items())
             cite = self.check_cites((*path, "cite"), a.get("cite"))
             out.append(ir.Ambiguity(a["id"], a["kind"], a["question"], cite, variants,
@@ -236,6 +247,46 @@ class _Loader:
                 raise SpecError(Where(self.doc.file), f"ambiguity {key} has no variant {name!r}; "
                                 f"variants: {', '.join(v.name for v in amb.variants)}")
             self.chosen[key] = name
+        return tuple(out)
+
+    def claims(self, ambiguities: tuple[ir.Ambiguity, ...]) -> tuple[ir.Ambiguity, ...]:
+        """Parse each variant's `parts_only_when` (a condition over the game's names)."""
+        out = []
+        for i, a in enumerate(ambiguities):
+            raw = self.d["ambiguities"][i]["variants"]
+            variants = []
+            for v in a.variants:
+                text = raw[v.name].get("parts_only_when")
+                if text is not None:
+                    path = ("ambiguities", i, "variants", v.name, "parts_only_when")
+                    v = attrs.evolve(v, parts_only_when=self.expr(path, text, BOOL))
+                variants.append(v)
+            out.append(attrs.evolve(a, variants=tuple(variants)))
+        return tuple(out)
+
+    def clarifications(self, ambiguities: tuple[ir.Ambiguity, ...]
+                       ) -> tuple[ir.Clarification, ...]:
+        out = []
+        ids = {a.id for a in ambiguities}
+        readings = {a.id: {v.name for v in a.variants} for a in ambiguities}
+        for i, c in enumerate(self.d.get("clarifications", [])):
+            path = ("clarifications", i)
+            if c["id"] in ids:
+                raise self.err((*path, "id"), f"{c['id']!r} is already the id of an ambiguity "
+                                              "or clarification")
+            ids.add(c["id"])
+            cite = self.check_cites((*path, "cite"), c["cite"])
+            e = c["example"]
+            for amb, name in e.get("variants", {}).items():
+                if name not in readings.get(amb, ()):
+                    raise self.err((*path, "example", "variants", amb),
+                                   f"no variant {amb}={name} in this spec")
+            example = ir.Example(
+                e["situation"], dict(e.get("variants", {})),
+                tuple(e["legal"]) if "legal" in e else None, tuple(e.get("illegal", ())),
+                tuple(ir.ExampleStep(s["do"], dict(s.get("expect", {})))
+                      for s in e.get("steps", ())))
+            out.append(ir.Clarification(c["id"], c["question"], c["answer"], cite, example))
         return tuple(out)
 
     def resolve_params(self, ambiguities: tuple[ir.Ambiguity, ...]) -> dict[str, tuple[Any, Type]]:

@@ -84,6 +84,8 @@ def test_every_game_and_rulebook_has_a_page_linked_from_the_index(site: Path,
         questions = _parse(site / f"{f.id}.html")
         for q in f.questions:
             assert f"q-{q.id}" in questions.ids
+        for a in f.answered:
+            assert f"c-{a.id}" in questions.ids
 
 
 def test_each_rulebook_line_is_marked_cited_exactly_when_the_spec_cites_it(

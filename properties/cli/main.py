@@ -370,7 +370,8 @@ def replay(file: Path, quiet: bool) -> None:
 def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir: Path | None,
         games: int) -> None:
     """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
-    example where the readings part (default: every spec in spec/)."""
+    example where the readings part, then every clarification with its example (default:
+    every spec in spec/)."""
     from ..faq import entries, markdown, site
 
     for folder, option in ((out, "--out"), (html_dir, "--html")):

@@ -17,6 +17,7 @@ import model
 from model import ir
 from model.loader import RULEBOOKS, _read_spec, any_player_count
 
+from ..concrete.clarify import read_situation, situation_path
 from .citations import Citation, citations
 from .search import Divergence, example_divergence, find_divergence
 
@@ -78,6 +79,21 @@ class Question:
 
 
 @attrs.frozen
+class Answered:
+    """A clarification: a question the rulebooks do answer, with its checked example
+    (the situation's players and state, and what the model does there)."""
+
+    clarification: ir.Clarification
+    situation: Path
+    players: int
+    state: dict = attrs.field(eq=False)
+
+    @property
+    def id(self) -> str:
+        return self.clarification.id
+
+
+@attrs.frozen
 class GameFaq:
     id: str
     title: str
@@ -86,6 +102,7 @@ class GameFaq:
     players: int
     questions: tuple[Question, ...]
     citations: tuple[Citation, ...]
+    answered: tuple[Answered, ...] = ()
 
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
@@ -105,7 +122,14 @@ def build(spec: str, *, players: int | None = None, games: int = 40) -> GameFaq:
                        if v.name != a.default))
         for a in g.ambiguities)
     return GameFaq(g.id, g.title, path, g.sources, n, questions,
-                   tuple(citations(_read_spec(path))))
+                   tuple(citations(_read_spec(path))),
+                   tuple(_answered(path, c) for c in g.clarifications))
+
+
+def _answered(path: Path, c: ir.Clarification) -> Answered:
+    situation = situation_path(path, c.example)
+    data = read_situation(situation)
+    return Answered(c, situation, int(data["players"]), data)
 
 
 def _default_players(path: Path) -> int:

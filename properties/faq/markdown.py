@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from .entries import GameFaq, Parting, Question
+from model import ir
+
+from .entries import Answered, GameFaq, Parting, Question
 
 
 def render(faq: GameFaq) -> str:
@@ -15,10 +18,55 @@ def render(faq: GameFaq) -> str:
              "fact from outside it. Each lists the readings, the ruling the spec takes, and "
              f"a {faq.players}-player game where the readings part: the deal (a seed, as "
              "`rulespec play` deals it) or a situation file, the actions before the step where "
-             "they part, and what each reading does at that step.", ""]
+             "they part, and what each reading does at that step."
+             + (" The last section answers the questions the rulebooks do settle, each with "
+                "an example the test suite plays on the model." if faq.answered else ""), ""]
     for q in faq.questions:
         lines += list(_question(faq, q))
+    if faq.answered:
+        lines += ["## Questions the rulebooks answer", ""]
+        for a in faq.answered:
+            lines += list(_answered(a))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _answered(a: Answered) -> Iterator[str]:
+    c, e = a.clarification, a.clarification.example
+    yield f"### {c.question}"
+    yield ""
+    cites = ", ".join(f"`{x}`" for x in c.cite)
+    yield f"*Clarification; id `{c.id}`; rulebook lines {cites}.*"
+    yield ""
+    yield c.answer
+    yield ""
+    under = (" under " + ", ".join(f"{k}={v}" for k, v in e.variants.items())
+             if e.variants else "")
+    yield f"Example: the situation `{a.situation.name}` ({a.players} players{under})."
+    yield from (f"- {line}" for line in example_lines(e))
+    yield ""
+
+
+def example_lines(e: ir.Example) -> Iterator[str]:
+    """What an example shows, a sentence each: the legal actions, those refused, the steps."""
+    if e.legal is not None:
+        yield f"The legal actions are {_actions(tuple(e.legal))}."
+    if e.illegal:
+        yield f"{_actions(e.illegal)} {'is' if len(e.illegal) == 1 else 'are'} not allowed."
+    for step in e.steps:
+        shown = "; ".join(_expected(step.expect))
+        yield f"`{step.do}`" + (f": then {shown}." if shown else ".")
+
+
+def _expected(expect: dict[str, Any]) -> Iterator[str]:
+    for key, value in expect.items():
+        if key in ("zones", "vars"):
+            yield from (f"{name} {v}" for name, v in value.items())
+        elif key == "counts":
+            yield from (f"{v} in {name}" for name, v in value.items())
+        elif key == "legal":
+            yield f"the legal actions are {_actions(tuple(value))}"
+        else:
+            yield f"{key} {value}"
 
 
 def _question(faq: GameFaq, q: Question) -> Iterator[str]:
