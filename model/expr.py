@@ -315,6 +315,10 @@ class ExprParser:
                     return ir.Bin("+", a, b, a.type)
                 self._require(a, INT, left)
                 self._require(b, INT, right)
+                divisor = fold(b)
+                if _BIN[type(op)] in ("//", "%") and isinstance(divisor, ir.Const) and (
+                        divisor.value == 0):
+                    raise self._err(right, "division by zero")
                 return ir.Bin(_BIN[type(op)], a, b, INT)
             case ast.BoolOp(op=op, values=values):
                 parts = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -589,16 +590,30 @@ class _Loader:
                 raise self.err(ppath, f"a parameter's domain is a list or a zone, found {dom.type}")
             params.append((pname, dom))
             env[pname] = ir.Local(pname, dom.type.of or Type("any"))
-        for field in re.findall(r"\{([^}]*)\}", a["say"]):
-            if field not in env:
-                raise self.err((*path, "say"), f"{{{short(field)}}} is not a parameter of {name}")
-        for pname in env:
-            if f"{{{pname}}}" not in a["say"]:
-                raise self.err((*path, "say"), f"say must show every parameter; add {{{pname}}}")
+        self.check_say((*path, "say"), a["say"], name, env)
         when = self.expr((*path, "when"), a["when"], BOOL, env)
         effects = self.effects((*path, "effects"), a["effects"], env)
         return ir.ActionDecl(name, a["say"], tuple(params), when, effects, cite,
                              self.doc.where(path))
+
+    def check_say(self, path: PathKey, say: str, name: str, env: dict[str, ir.Expr]) -> None:
+        """`say` shows every parameter, as plain `{name}` fields and nothing else."""
+        try:
+            parts = list(string.Formatter().parse(say))
+        except ValueError as exc:
+            raise self.err(path, f"say cannot be read ({exc}); write {{name}} for a parameter "
+                                 "and no other braces") from None
+        fields = [(f, spec, conv) for _, f, spec, conv in parts if f is not None]
+        for field, spec, conv in fields:
+            if field not in env or spec or conv:
+                shown = field + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
+                raise self.err(path, f"{{{short(shown)}}} is not a parameter of {name}; write "
+                                     "{name} for a parameter and no other braces")
+        shown = [f for f, _, _ in fields]
+        for pname in env:
+            if shown.count(pname) != 1:
+                raise self.err(path, f"say must show every parameter once; {{{pname}}} is there "
+                                     f"{shown.count(pname)} times")
 
     def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
                 ) -> tuple[ir.Stmt, ...]:
