@@ -22,12 +22,13 @@ import attrs
 
 from . import ir
 from .errors import SpecError, Where
-from .fold import fold
+from .fold import known
 from .limits import (
     MAX_EXPR_CHARS,
     MAX_EXPR_DEPTH,
     MAX_EXPR_NODES,
     MAX_INT,
+    MAX_RANGE,
     MAX_SPEC_EXPR_NODES,
     identifier_problem,
     over,
@@ -315,7 +316,7 @@ class ExprParser:
                     return ir.Bin("+", a, b, a.type)
                 self._require(a, INT, left)
                 self._require(b, INT, right)
-                divisor = fold(b)
+                divisor = self._known(b)
                 if _BIN[type(op)] in ("//", "%") and isinstance(divisor, ir.Const) and (
                         divisor.value == 0):
                     raise self._err(right, "division by zero")
@@ -420,12 +421,16 @@ class ExprParser:
         """An index known now (a number, or computed from params) must lie in its range;
         one known only in play is checked by the generated code. `what` shows the use,
         with `{}` where the index goes."""
-        value = fold(idx)
+        value = self._known(idx)
         size = self.scope.family_size(per)
         if isinstance(value, ir.Const) and size is not None and not 0 <= value.value < size:
             members = "seats" if per == "player" else f"members of {per}"
             raise self._err(at, f"{what.format(value.value)} is out of range: the {members} are 0 to "
                                 f"{size - 1}" + (f" with {size} players" if per == "player" else ""))
+
+    def _known(self, e: ir.Expr) -> ir.Expr:
+        """`e` as far as it is known when the spec is loaded (player_count included)."""
+        return known(e, self.scope.players)
 
     def _compare(self, left: ast.AST, ops: list, comps: list, env: dict) -> ir.Expr:
         parts: list[ir.Expr] = []
@@ -572,6 +577,11 @@ class ExprParser:
             arity(2)
             for a, at in zip(args, node.args, strict=True):
                 self._require(a, INT, at)
+            lo, hi = self._known(args[0]), self._known(args[1])
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and (
+                    hi.value - lo.value > MAX_RANGE):
+                raise self._err(node, over("max_range", f"the length of range({lo.value}, "
+                                           f"{hi.value})", hi.value - lo.value))
             return ir.Call(fn, tuple(args), list_of(INT))
         raise self._err(node, f"{fn} cannot be called this way: {FUNCTIONS[fn]}")
 

@@ -19,7 +19,7 @@ from typing import Any
 from . import ir, limits, schema, work
 from .errors import SpecError, Where
 from .expr import Def, ExprParser, Scope
-from .fold import fold
+from .fold import known
 from .limits import (
     MAX_ACTION_PARAMS,
     MAX_ACTIONS,
@@ -644,8 +644,9 @@ class _Loader:
                                   self.effects((*p, "do"), item["do"], inner)))
             elif "repeat" in item:
                 n = self.expr((*p, "repeat"), item["repeat"], INT, env)
-                if isinstance(fold(n), ir.Const):
-                    self.bounded((*p, "repeat"), fold(n).value, "max_repeat", "a repeat count")
+                times = known(n, self.players)
+                if isinstance(times, ir.Const):
+                    self.bounded((*p, "repeat"), times.value, "max_repeat", "a repeat count")
                 out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env)))
             elif "while" in item:
                 test = self.expr((*p, "while"), item["while"], BOOL, env)
@@ -662,7 +663,7 @@ class _Loader:
         items, more than there are). Counts known only in play are checked then."""
         if isinstance(stmt, ir.Do):
             for what, arg in _counts(stmt):
-                value = fold(arg)
+                value = known(arg, self.players)
                 if isinstance(value, ir.Const):
                     limit = "max_int" if stmt.fn == "pay" else "max_items"
                     self.bounded(path, value.value, limit, f"the {what} of {stmt.fn}")

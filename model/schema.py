@@ -113,10 +113,27 @@ def _explain(error: ValidationError, path: tuple, what: str = "") -> str:
                 f"{error.validator_value} characters")
     if error.validator in ("oneOf", "anyOf"):
         sub = [e for e in (error.context or []) if e.validator != "not"]
+        chosen = _chosen_branch(error)
+        if chosen is not None:
+            sub = [e for e in sub if e.relative_schema_path[0] == chosen] or sub
         if sub:
             inner = best_match(sub, key=_relevance)
             return _explain(inner, tuple(inner.absolute_path))
     return f"{where}: {error.message[:200]}"
+
+
+def _chosen_branch(error: ValidationError) -> int | None:
+    """The alternative of a oneOf a mapping was meant for: the one whose required keys it
+    has, most of them (`{while: ..., max: ..., do: ...}` is a while loop, so its errors are
+    the while loop's, not those of a plain `{do: ...}`)."""
+    if not isinstance(error.instance, dict):
+        return None
+    best, most = None, 0
+    for i, branch in enumerate(error.validator_value):
+        required = branch.get("required", []) if isinstance(branch, dict) else []
+        if required and all(k in error.instance for k in required) and len(required) > most:
+            best, most = i, len(required)
+    return best
 
 
 def _path_text(path: tuple) -> str:
