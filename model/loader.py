@@ -61,6 +61,8 @@ def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | Non
 
 
 _PARSED: dict[tuple[str, str], Located] = {}
+#: Texts kept parsed (the oldest is dropped): a check needs one or two at a time.
+_PARSED_KEPT = 16
 
 
 def _read_spec(path: Path) -> Located:
@@ -76,6 +78,8 @@ def _read_spec(path: Path) -> Located:
         doc = read_yaml(path, text)
         schema.validate(doc)
         _check_numbers(doc)
+        if len(_PARSED) >= _PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
         _PARSED[key] = doc
     return doc
 

@@ -20,6 +20,7 @@ about 20 minutes); each example has `EXAMPLE_SECONDS` to finish.
 from __future__ import annotations
 
 import copy
+import linecache
 import os
 import random
 import signal
@@ -186,6 +187,10 @@ def check_one(tmp: Path, spec_text: str, players: int, seed: int) -> str:
     except SpecError as exc:
         assert "internal error" not in str(exc), exc
         return "spec error"
+    finally:  # a soak loads thousands of specs: keep neither their games nor their sources
+        model.game._GAMES.clear()
+        for name in [n for n in linecache.cache if n.startswith("<rulespec ")]:
+            del linecache.cache[name]
     return "plays"
 
 
