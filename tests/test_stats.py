@@ -36,14 +36,15 @@ def coin(label: str = "coin", old: str = "", new: str = "") -> Version:
     if old:
         assert text.count(old) == 1, old
         text = text.replace(old, new)
-    return Version(label, text)
+    return BASE.with_text(label, text)
 
 
+BASE = Version.of(COIN, label="coin")
 # seat 0 wins on heads, which is now 2 cards of 4: share 2/4 + 1/8 = 5/8
 BIASED = coin("biased", "{name: heads, side: 0, copies: 1}", "{name: heads, side: 0, copies: 2}")
-BIASED = Version(BIASED.label, BIASED.text.replace("total: 3", "total: 4"))
+BIASED = BASE.with_text(BIASED.label, BIASED.text.replace("total: 3", "total: 4"))
 # seat 0 wins on tails and seat 1 on heads: the same distribution, other winners per game
-SWAPPED = Version("swapped", COIN_TEXT.replace("p == 0 and count(up, 'heads')", "p == 0 and X")
+SWAPPED = BASE.with_text("swapped", COIN_TEXT.replace("p == 0 and count(up, 'heads')", "p == 0 and X")
                   .replace("p == 1 and count(up, 'tails')", "p == 1 and count(up, 'heads')")
                   .replace("p == 0 and X", "p == 0 and count(up, 'tails')")
                   .replace("count(up, 'heads') if p == 0 else count(up, 'tails')",
@@ -100,8 +101,8 @@ def test_greedy_follows_the_better_direction() -> None:
             .replace('effects: ["active = (active + 1) % player_count"]',
                      'effects: ["bonus[active] += 1", "active = (active + 1) % player_count"]')
             .replace("expr: \"count(up, 'edge')", "expr: \"bonus[p] + count(up, 'edge')"))
-    more = Version("more", text)
-    fewer = Version("fewer", text.replace("better: higher", "better: lower"))
+    more = BASE.with_text("more", text)
+    fewer = BASE.with_text("fewer", text.replace("better: higher", "better: lower"))
     cell = play_statistics(more, policies=["greedy"], games=50, jobs=1, max_actions=20).cell(
         2, "greedy")
     assert cell.outcomes["cap"] == 50

@@ -23,6 +23,8 @@ from typing import Any
 import attrs
 
 import model
+from model.loader import RULEBOOKS
+from model.source import read_text
 
 from .policies import GameRecord, play_game
 
@@ -36,6 +38,9 @@ class Version:
     text: str = attrs.field(repr=False)
     variants: tuple[tuple[str, str], ...] = ()
     path: str | None = None
+    #: (file name, text) of the rulebooks the spec cites, when they do not ship with rulespec:
+    #: a copy of the spec elsewhere finds them beside it.
+    rulebooks: tuple[tuple[str, str], ...] = attrs.field(default=(), repr=False)
 
     @classmethod
     def of(cls, spec: str | Path, variants: Mapping[str, str] | None = None,
@@ -46,13 +51,19 @@ class Version:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise model.SpecError(model.Where(str(path)), f"cannot read the spec: {exc}") from None
-        return cls(label or str(spec), text, tuple(sorted((variants or {}).items())), str(path))
+        return cls(label or str(spec), text, tuple(sorted((variants or {}).items())), str(path),
+                   _rulebooks_beside(path))
+
+    def with_text(self, label: str, text: str) -> Version:
+        """Another version of the same game (an edited text), citing the same rulebooks."""
+        return Version(label, text, self.variants, None, self.rulebooks)
 
     def file(self) -> Path:
-        """A file of this machine holding the text: its own, or a copy in a temporary folder."""
+        """A file of this machine holding the text: its own, or a copy in a temporary folder
+        (with the rulebooks it cites beside it)."""
         if self.path is not None and _same_text(Path(self.path), self.text):
             return Path(self.path)
-        return _spec_file(self.text)
+        return _spec_file(self.text, self.rulebooks)
 
     def load(self, players: int) -> model.Game:
         return model.load(self.file(), players=players, variants=dict(self.variants))
@@ -65,16 +76,32 @@ def _same_text(path: Path, text: str) -> bool:
         return False
 
 
-def _spec_file(text: str) -> Path:
-    """The spec text as a file of this machine (a worker elsewhere has no copy)."""
-    folder = Path(tempfile.gettempdir()) / "rulespec-specs"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.yaml"
+def _rulebooks_beside(path: Path) -> tuple[tuple[str, str], ...]:
+    """The rulebooks in a `rulebooks/` folder beside a spec (those of spec/ ship with rulespec)."""
+    folder = path.resolve().parent / "rulebooks"
+    if folder.resolve() == RULEBOOKS.resolve() or not folder.is_dir():
+        return ()
+    return tuple((book.name, read_text(book)) for book in sorted(folder.glob("*.txt")))
+
+
+def _spec_file(text: str, rulebooks: tuple[tuple[str, str], ...] = ()) -> Path:
+    """The spec text as a file of this machine (a worker elsewhere has no copy), in a folder
+    of its own with its rulebooks beside it."""
+    digest = hashlib.sha256(repr((text, rulebooks)).encode()).hexdigest()[:24]
+    folder = Path(tempfile.gettempdir()) / "rulespec-specs" / digest
+    path = folder / "spec.yaml"
     if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        for name, book in rulebooks:
+            _write_atomically(folder / "rulebooks" / name, book)
+        _write_atomically(path, text)
     return path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def game_seed(seed: int, index: int) -> int:

@@ -8,14 +8,14 @@ not — and every citation is kept for the annotated rulebook.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import attrs
 
 import model
-from model import ir
-from model.loader import RULEBOOKS, _read_spec, any_player_count
+from model import SpecError, Where, ir
+from model.loader import _read_spec, any_player_count, rulebook_folders
+from model.source import read_text
 
 from ..concrete.clarify import read_situation, situation_path
 from .citations import Citation, citations
@@ -106,8 +106,12 @@ class GameFaq:
 
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
-        folder = Path(os.environ.get("RULESPEC_RULEBOOKS") or RULEBOOKS)
-        return (folder / f"{source}.txt").read_text(encoding="utf-8").splitlines()
+        for folder in rulebook_folders(str(self.spec)):
+            book = folder / f"{source}.txt"
+            if book.exists():
+                return read_text(book).splitlines()
+        raise SpecError(Where(str(self.spec)), f"no rulebook {source}.txt in "
+                        + ", ".join(map(str, rulebook_folders(str(self.spec)))))
 
 
 def build(spec: str, *, players: int | None = None, games: int = 40) -> GameFaq:
