@@ -23,6 +23,7 @@ from .errors import IllegalAction, ModelError, SpecError, Where
 from .fold import fold
 from .loader import load_ir
 from .places import Places
+from .source import Located
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -269,9 +270,18 @@ class Game:
         return self._from_plain(data, situation.locator(None, where), where, checked)
 
     def read_state(self, path: str | Path, *, checked: bool = True) -> State:
-        """A state from a situation file (YAML or JSON); errors name its line and column."""
-        doc = situation.read_document(path)
-        return self._from_plain(doc.data, situation.locator(doc, str(path)), str(path), checked)
+        """A state from a situation file (YAML or JSON, at most
+        `model.situation.MAX_INPUT_BYTES`); errors name its line and column."""
+        return self.state_from_document(situation.read_document(path), checked=checked)
+
+    def state_from_document(self, doc: Located, at: tuple = (), *, checked: bool = True
+                            ) -> State:
+        """A state from the situation at `at` inside a document read with
+        `model.source.read_yaml` (a replay file's `situation`, say)."""
+        data: Any = doc.data
+        for key in at:
+            data = data[key]
+        return self._from_plain(data, situation.locator(doc, doc.file, at), doc.file, checked)
 
     def _from_plain(self, data: Any, where: situation.Locate, file: str, checked: bool) -> State:
         p = situation.parse(data, self.ir, self.layout, self.after_setup, where)
@@ -302,7 +312,7 @@ class Game:
 
     def failed_part(self, state: State, action: Action) -> str:
         """The conjunct of an action's `when:` that is false (or cannot be evaluated) in
-        `state`, as written, with its place in the spec."""
+        `state`, as written, with its place in the spec; empty if every conjunct holds."""
         i = action.index
         fns = self.ns[f"GUARD_PARTS_{i}"]
         parts = self.places.guard_parts(i, len(fns))
@@ -314,7 +324,7 @@ class Game:
                 return f"`{part.text}` cannot be evaluated here ({exc}) ({part.where})"
             if not ok:
                 return f"`{part.text}` is false ({part.where})"
-        return f"`{parts[0].text}` is false ({self.places.guard(i)})"
+        return ""
 
     def total_counts(self, state: State) -> list[int]:
         """How many of each kind lie in all zones together (conservation checks use it)."""
@@ -410,11 +420,15 @@ class State:
         try:
             ok = g._checks[action.index](self.z, self.v, *action.args)
         except ModelError as exc:
-            return f"its condition cannot be evaluated here: {exc}"
+            part = g.failed_part(self, action)
+            return (f"the condition of {decl.name} does not hold: {part}" if part
+                    else f"its condition cannot be evaluated here: {exc}")
         if ok == "domain":
             return f"{action} is not among the choices for {decl.name} here"
         if not ok:
-            return f"the condition of {decl.name} does not hold: {g.failed_part(self, action)}"
+            part = g.failed_part(self, action) or f"`{g.places.guard_text(action.index)}` is " \
+                f"false ({g.places.guard(action.index)})"
+            return f"the condition of {decl.name} does not hold: {part}"
         return None
 
     def apply(self, action: Action, chance: Chance | None = None) -> State:

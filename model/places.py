@@ -68,6 +68,10 @@ class Places:
         value = self._value(("invariants", index, "when"))
         return " ".join(str(value).split()) if value is not None else "?"
 
+    def guard_text(self, action: int) -> str:
+        value = self._value(("actions", self.g.actions[action].name, "when"))
+        return " ".join(str(value).split()) if value is not None else "?"
+
     def guard(self, action: int) -> Where:
         """The `when:` of an action."""
         return self._where(("actions", self.g.actions[action].name, "when"))

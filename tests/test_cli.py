@@ -63,8 +63,10 @@ def test_check_prints_the_table_and_exits_0() -> None:
 
 def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     text = (Path(__file__).parent.parent / "spec" / "lama.yaml").read_text()
-    # Quitting forgets to take the player out of the round: rounds need not end.
-    broken = text.replace("      - quit[active] = True\n", "", 1)
+    # Quitting forgets to take the player out of the round (and their cards off them):
+    # rounds need not end.
+    broken = text.replace("      - move_all(hand[active], out[active])\n      - quit[active] = True\n",
+                          "", 1)
     assert broken != text
     spec = tmp_path / "noquit.yaml"
     spec.write_text(broken.replace("game: lama", "game: noquit"))
