@@ -297,20 +297,19 @@ class Game:
             return
         names = [n for n, _ in self.invariants]
         lines = []
-        for name, reason in found:
-            if reason.startswith("invariant ") and name in names:
-                i = names.index(name)
-                text = self.places.invariant_text(i)
-                lines.append(f"the spec's invariant {name} {reason[len('invariant '):]} "
-                             f"({self.places.invariant(i)}: {text})")
+        for problem in found:
+            if problem.kind == "invariant":
+                i = names.index(problem.name)
+                lines.append(f"the spec's invariant {problem.name} {problem.reason} "
+                             f"({self.places.invariant(i)}: {self.places.invariant_text(i)})")
             else:
-                lines.append(reason)
+                lines.append(problem.reason)
         more = f" (and {len(lines) - 1} more: {'; '.join(lines[1:])})" if len(lines) > 1 else ""
         raise SpecError(Where(file), f"not a situation the rules can reach: {lines[0]}{more}; "
                                      "load it unchecked (--unchecked, checked=False) to explore "
                                      "it anyway")
 
-    def failed_part(self, state: State, action: Action) -> str:
+    def _failed_part(self, state: State, action: Action) -> str:
         """The conjunct of an action's `when:` that is false (or cannot be evaluated) in
         `state`, as written, with its place in the spec; empty if every conjunct holds."""
         i = action.index
@@ -420,13 +419,13 @@ class State:
         try:
             ok = g._checks[action.index](self.z, self.v, *action.args)
         except ModelError as exc:
-            part = g.failed_part(self, action)
+            part = g._failed_part(self, action)
             return (f"the condition of {decl.name} does not hold: {part}" if part
                     else f"its condition cannot be evaluated here: {exc}")
         if ok == "domain":
             return f"{action} is not among the choices for {decl.name} here"
         if not ok:
-            part = g.failed_part(self, action) or f"`{g.places.guard_text(action.index)}` is " \
+            part = g._failed_part(self, action) or f"`{g.places.guard_text(action.index)}` is " \
                 f"false ({g.places.guard(action.index)})"
             return f"the condition of {decl.name} does not hold: {part}"
         return None

@@ -417,13 +417,22 @@ def _content(entry: Any, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: 
 
 
 # ------------------------------------------------------------- consistency
+@attrs.frozen
+class Problem:
+    """Why a well-typed state cannot happen: `kind` is invariant (a spec invariant fails or
+    cannot be evaluated), round_end (a round-end condition holds between turns) or
+    terminal (the game is said to be over, but no game-end condition holds)."""
+
+    kind: str
+    name: str
+    reason: str
+
+
 def problems(z: Sequence[list[int]], v: Sequence[Any], terminal: bool,
              invariants: Sequence[tuple[str, Callable]],
              round_end: Sequence[tuple[str, Callable]],
-             game_end: Sequence[tuple[str, Callable]]) -> list[tuple[str, str]]:
-    """What makes a well-typed state impossible: (name, reason) for each spec invariant
-    that fails, a round-end condition that holds between turns, or a game declared over
-    that no game-end condition ends."""
+             game_end: Sequence[tuple[str, Callable]]) -> list[Problem]:
+    """Everything that makes a well-typed state impossible (empty if nothing does)."""
     from .errors import ModelError
 
     out = []
@@ -437,14 +446,15 @@ def problems(z: Sequence[list[int]], v: Sequence[Any], terminal: bool,
     for name, fn in invariants:
         ok = holds(fn)
         if ok is not True:
-            out.append((name, "invariant " + ("fails" if ok is False else ok)))
+            out.append(Problem("invariant", name, "fails" if ok is False else str(ok)))
     if terminal:
         if game_end and not any(holds(fn) is True for _, fn in game_end):
-            out.append(("terminal", "the situation says the game is over, but no game-end "
-                                    "condition holds (" + ", ".join(n for n, _ in game_end) + ")"))
+            out.append(Problem("terminal", "terminal", "the situation says the game is over, but "
+                               "no game-end condition holds (" + ", ".join(n for n, _ in game_end)
+                               + ")"))
     else:
         for name, fn in round_end:
             if holds(fn) is True:
-                out.append((name, f"the round-end condition {name} holds, but a round that "
-                                  "ends is scored and the next one dealt at once"))
+                out.append(Problem("round_end", name, f"the round-end condition {name} holds, but "
+                                   "a round that ends is scored and the next one dealt at once"))
     return out

@@ -53,8 +53,9 @@ def test_legal_lists_actions_and_effects(tmp_path: Path) -> None:
     assert "discard" in lines[1] and "active 0 -> 1" in lines[1]
 
 
-def test_check_prints_the_table_and_exits_0() -> None:
-    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none")
+def test_check_prints_the_table_and_exits_0(tmp_path: Path) -> None:
+    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none",
+                       "--replays", str(tmp_path / "replays"))  # tests write only to tmp
     assert code == 0, out
     for prop in ("conservation", "legal_move", "round_ends", "invariants"):
         assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop

@@ -207,3 +207,16 @@ def test_a_game_said_to_be_over_must_be_over() -> None:
     game = model.load("lama", players=3)
     with pytest.raises(SpecError, match="no game-end condition holds"):
         game.state_from_dict(lama_with(terminal=True))
+
+
+def test_the_situation_example_of_the_api_docs_loads() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    section = text[text.index("## The situation format"):]
+    start = section.index("```yaml") + len("```yaml")
+    example = section[start:section.index("```", start)]
+    import yaml
+
+    state = model.load("lama", players=3).state_from_dict(yaml.safe_load(example))
+    d = state.to_dict()
+    assert d["zones"]["stock"][-1] == "5" and (d["seed"], d["step"]) == (7, 12)
+    assert d["zones"]["pool"] == {"white": 50, "black": 19}
