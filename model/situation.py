@@ -169,7 +169,7 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
                        f"{', '.join(KNOWN_KEYS)}")
     P = g.players
     if "game" in data and data["game"] != g.id:
-        raise fail(("game",), f"this situation is for {data['game']!r}, not {g.id}")
+        raise fail(("game",), f"this situation is for {show_value(data['game'])}, not {g.id}")
     if "players" in data:
         n = _whole(data["players"], fail, ("players",), "players", 1, MAX_NUMBER)
         if n != P:
@@ -181,7 +181,7 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
     step = _whole(data.get("step", 0), fail, ("step",), "step", 0, MAX_STEP - 1)
     terminal = data.get("terminal", False)
     if not isinstance(terminal, bool):
-        raise fail(("terminal",), f"terminal is true or false, found {terminal!r}")
+        raise fail(("terminal",), f"terminal is true or false, found {show_value(terminal)}")
     zones = _mapping(data, "zones", fail)
     vars_ = _mapping(data, "vars", fail)
 
@@ -195,16 +195,27 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
     for name, value in vars_.items():
         path = ("vars", name)
         if name not in decls:
-            raise fail(path, f"unknown variable {name!r}; variables: "
+            raise fail(path, f"unknown variable {show_value(name)}; variables: "
                              f"{', '.join(decls) or 'none'}")
         decl = decls[name]
         base, n = layout.var_base[name], layout.var_count[name]
         values = [value] if decl.per is None else _members(g, decl.per, value, n, fail, path,
                                                            f"variable {name}")
         for j, x in enumerate(values):
+            if x is None and decl.per is not None:
+                continue  # a member left out keeps its value after set-up
             at = path if decl.per is None else (*path, j)
             V[base + j] = _typed(g, decl.type, x, fail, at, name)
     return Parsed(Z, V, terminal, seed, step)
+
+
+def show_value(value: Any) -> str:
+    """A value as an error message quotes it: short, and safe for huge numbers."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value) if isinstance(value, str | int | float | bool | type(None)) \
+        else f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _mapping(data: Mapping, key: str, fail) -> Mapping:
@@ -218,22 +229,22 @@ def _mapping(data: Mapping, key: str, fail) -> Mapping:
 
 def _whole(value: Any, fail, path: tuple, name: str, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise fail(path, f"{name} is a whole number, found {value!r}"[:200])
+        raise fail(path, f"{name} is a whole number, found {show_value(value)}")
     if not lo <= value <= hi:
-        raise fail(path, f"{name} must be from {lo} to {hi}, found {value}"[:200])
+        raise fail(path, f"{name} must be from {lo} to {hi}, found {show_value(value)}")
     return value
 
 
 def _seat(value: Any, players: int, fail, path: tuple, name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
-        raise fail(path, f"{name} must be a seat from 0 to {players - 1}, found {value!r}"[:200])
+        raise fail(path, f"{name} must be a seat from 0 to {players - 1}, found {show_value(value)}")
     return value
 
 
 def _typed(g: ir.GameIR, t: Any, value: Any, fail, path: tuple, name: str) -> Any:
     if t.name == "bool":
         if not isinstance(value, bool):
-            raise fail(path, f"variable {name} is true or false, found {value!r}"[:200])
+            raise fail(path, f"variable {name} is true or false, found {show_value(value)}")
         return value
     if t.name == "player":
         return _seat(value, g.players, fail, path, f"variable {name}")
@@ -241,7 +252,7 @@ def _typed(g: ir.GameIR, t: Any, value: Any, fail, path: tuple, name: str) -> An
         return _whole(value, fail, path, f"variable {name}", -MAX_NUMBER, MAX_NUMBER)
     allowed = g.enums.get(t.ref, ())
     if not isinstance(value, str) or value not in allowed:
-        raise fail(path, f"variable {name} is one of {', '.join(allowed)}, found {value!r}"[:200])
+        raise fail(path, f"variable {name} is one of {', '.join(allowed)}, found {show_value(value)}")
     return value
 
 
@@ -252,7 +263,8 @@ def _members(g: ir.GameIR, per: str, value: Any, n: int, fail, path: tuple, what
     if isinstance(value, Mapping) and per != "player":
         unknown = [str(k) for k in value if k not in names]
         if unknown:
-            raise fail(path, f"{what}: {unknown[0]!r} is not a {per}; members: {', '.join(names)}")
+            raise fail(path, f"{what}: {show_value(unknown[0])} is not a {per}; members: "
+                             f"{', '.join(names)}")
         return [value.get(name) for name in names]
     if not isinstance(value, list) or len(value) != n:
         raise fail(path, f"{what} is one per {per}: give a list of {n} entries "
@@ -276,7 +288,7 @@ def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]],
             label.append((d.name if d.per is None else f"{d.name}[{names[j]}]", path))
     for name in zones:
         if name not in layout.zone_base:
-            raise fail(("zones", name), f"unknown zone {name!r}; zones: "
+            raise fail(("zones", name), f"unknown zone {show_value(name)}; zones: "
                                         f"{', '.join(layout.zone_base)}")
     rest_of: dict[str, int] = {}  # item class -> the zone slot that takes the rest
     tops: dict[int, list[int]] = {}
@@ -370,7 +382,7 @@ def _pile_with_rest(entry: Mapping, fail, path: tuple, text: str) -> list | None
                          "or {top: [...], rest: true}")
     rest = entry.get("rest", False)
     if not isinstance(rest, bool):
-        raise fail(path, f"zone {text}: rest is true or false, found {rest!r}"[:200])
+        raise fail(path, f"zone {text}: rest is true or false, found {show_value(rest)}")
     if not isinstance(entry["top"], list):
         raise fail(path, f"zone {text}: top is a list of kinds, bottom first")
     return list(entry["top"]) if rest else None
@@ -378,9 +390,10 @@ def _pile_with_rest(entry: Mapping, fail, path: tuple, text: str) -> list | None
 
 def _kind(name: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds, fail, path: tuple,
           text: str) -> int:
-    key = str(name) if isinstance(name, str | int) and not isinstance(name, bool) else None
+    key = str(name) if isinstance(name, str) or (
+        isinstance(name, int) and not isinstance(name, bool) and name.bit_length() <= 64) else None
     if key is None or key not in index:
-        raise fail(path, f"zone {text}: unknown kind {name!r}; kinds: "
+        raise fail(path, f"zone {text}: unknown kind {show_value(name)}; kinds: "
                          f"{', '.join(k.name for k in kinds)}"[:300])
     k = index[key]
     if kinds[k].item_class != d.holds:
@@ -409,8 +422,8 @@ def _content(entry: Any, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: 
     for name, count in entry.items():
         k = _kind(name, d, index, kinds, fail, path, text)
         if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_NUMBER:
-            raise fail(path, f"zone {text}: the count of {name!r} must be a whole number "
-                             f"from 0 to {MAX_NUMBER}"[:300])
+            raise fail(path, f"zone {text}: the count of {show_value(name)} must be a whole number "
+                             f"from 0 to {MAX_NUMBER}")
         bag[k] += count
         placed[k] += count
     return bag

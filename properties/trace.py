@@ -21,7 +21,7 @@ import model
 from model import Game, Outcome, State
 from model.chance import ScriptedChance
 from model.errors import SpecError, Where
-from model.situation import member_names, read_document
+from model.situation import member_names, read_document, show_value
 
 
 def describe(game: Game, state: State) -> str:
@@ -217,7 +217,7 @@ def read_replay(path: Path) -> dict[str, Any]:
     for key in ("players", "seed"):
         if key in data and (not isinstance(data[key], int) or isinstance(data[key], bool)
                             or not -2**63 < data[key] < 2**63):
-            raise fail((key,), f"{key} is a whole number, found {data[key]!r}"[:200])
+            raise fail((key,), f"{key} is a whole number, found {show_value(data[key])}")
     variants = data.get("variants") or {}
     if not isinstance(variants, dict) or not all(
             isinstance(k, str) and isinstance(v, str) for k, v in variants.items()):

@@ -71,6 +71,9 @@ def test_a_state_read_back_continues_exactly_as_the_original(spec: str) -> None:
     ({"zones": {"stock": "rest", "discard": {"top": ["6"], "rest": True}}},
      "only one zone of cards can take the rest"),
     ({"zones": {"discard": [["6"]]}}, "unknown kind"),
+    ({"round": 10**5000}, "found a number of about 5001 digits"),
+    ({"zones": {"hand": [{10**5000: 1}, {}, {}]}}, "unknown kind a number of about"),
+    ({"vars": {10**5000: 1}}, "unknown variable a number of about"),
 ])
 def test_a_malformed_situation_is_an_error_not_a_guess(change: dict, message: str) -> None:
     game = model.load("lama", players=3)
