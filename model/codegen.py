@@ -753,7 +753,24 @@ class Emitter:
                 if v.parts_only_when is not None:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
+        self.guard_parts()
         return "\n".join(self.lines) + "\n"
+
+    def guard_parts(self) -> None:
+        """`GUARD_PARTS_<i>`: each top-level conjunct of action i's `when`, compiled alone.
+
+        `State.why_illegal` evaluates them in turn to name the conjunct that is false;
+        nothing on the legal-move or apply path uses them.
+        """
+        for i, a in enumerate(self.g.actions):
+            params = "".join(f", l_{p}" for p, _ in a.params)
+            when = a.when
+            parts = when.values if isinstance(when, ir.BoolOp) and when.op == "and" else (when,)
+            self.emit("", 0)
+            self.emit(f"GUARD_PARTS_{i} = (", 0)
+            for part in parts:
+                self.emit(f"lambda Z, V{params}: {self.ex(part)},", 1)
+            self.emit(")", 0)
 
     def playout(self) -> None:
         """`playout(Z, V, ch, pick, limit, tally)`: a whole game played in place.

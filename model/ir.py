@@ -222,6 +222,7 @@ class IndexSet:
     name: str
     size: int
     attrs: dict[str, tuple[Any, ...]] = attrs.field(hash=False)
+    names: tuple[str, ...] = ()  # how actions and output call the members (else by number)
 
 
 @attrs.frozen

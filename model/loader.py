@@ -555,7 +555,7 @@ class _Loader:
                         t = Type("str", ref=ref)
                 self.scope.index_attr_types[(name, attr)] = t
                 attrs_[attr] = tuple(values)
-            idx = ir.IndexSet(name, spec["size"], attrs_)
+            idx = ir.IndexSet(name, spec["size"], attrs_, self.index_names(name, spec))
             self.scope.indices[name] = idx
             out.append(idx)
         for zname, z in self.scope.zones.items():
@@ -563,6 +563,20 @@ class _Loader:
                 raise self.err(("zones", zname, "per"), f"per must be player or an index set, "
                                                         f"found {z.per!r}")
         return tuple(out)
+
+    def index_names(self, name: str, spec: dict) -> tuple[str, ...]:
+        """An index set's `names:`, one per member, how actions and output call them."""
+        names = spec.get("names")
+        if names is None:
+            return ()
+        path = ("indices", name, "names")
+        if len(names) != spec["size"]:
+            raise self.err(path, f"{name} has {spec['size']} members but names lists {len(names)}")
+        for i, n in enumerate(names):
+            if names.index(n) != i:
+                raise self.err((*path, i), f"the name {n!r} is given twice; members need "
+                                           "distinct names")
+        return tuple(names)
 
     def vars(self) -> tuple[ir.VarDecl, ...]:
         for name, t in BUILTIN_VARS.items():

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import model
-from model.chance import SeededChance
 from model.game import _new_state  # the State of in-place values, as random_playout makes
 
 POLICIES = ("random", "greedy")
@@ -101,8 +100,8 @@ def greedy_playout(game: model.Game, seed: int, pick: Callable[[int], int], max_
 
     start = game.initial_state(seed)
     Z, V = [z[:] for z in start.z], list(start.v)
-    chance = SeededChance(seed, 0, game.canonical)
-    look_ahead = SeededChance(seed, -2, game.canonical)
+    chance = game.chance(seed, 0)
+    look_ahead = game.chance(seed, -2)
     n, terminal = 0, False
     while n < max_actions:
         options = legal(Z, V, make)

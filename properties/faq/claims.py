@@ -152,6 +152,6 @@ def refutations(spec: str, players: int, amb: ir.Ambiguity, variant: ir.Variant,
 
 def _twin(other: Game, state: State) -> State | None:
     try:
-        return other.state_from_dict(state.to_dict())
+        return other.state_from_dict(state.to_dict(), checked=False)
     except SpecError:
         return None

@@ -173,7 +173,7 @@ def _from_divergence(path: Path, amb: ir.Ambiguity, d: Divergence, players: int)
         action = d.detail[len("after "):].split(":", 1)[0]
         # Both sides from the same written-down situation, so both draw the same chance.
         mine = game.state_from_dict(state.to_dict()).apply(game.parse_action(action)).to_dict()
-        twin = other.state_from_dict(state.to_dict())
+        twin = other.state_from_dict(state.to_dict(), checked=False)  # the ruling's state
         theirs = twin.apply(other.parse_action(action)).to_dict()
         differences = tuple(_differences(game, mine, theirs))
     return Parting(d.variant, "parted", "", players, d.seed, d.situation, tuple(steps),
