@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from .stats import Cell
+if TYPE_CHECKING:  # types only: stats imports these modules to render itself
+    from .stats import Cell
+
 
 COLOURS = ("#1f77b4", "#d62728")
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import intervals as iv
-from .stats import Cell, Compared, Statistics, StatisticsComparison
+
+if TYPE_CHECKING:  # types only: stats imports these modules to render itself
+    from .stats import Cell, Compared, Statistics, StatisticsComparison
 
 HOLM_NOTE = ("* significant: the 95% interval of the difference excludes 0 and the difference "
              "survives Holm's correction over all {m} compared statistics (at most a {a:.0%} chance "
