@@ -10,8 +10,8 @@ See docs/api.md for the whole public API.
 """
 
 from .errors import IllegalAction, ModelError, RulespecError, SpecError, Where
-from .game import Action, Game, State, load
+from .game import Action, Game, Outcome, State, load
 from .loader import load_ir, resolve_spec_path
 
-__all__ = ["Action", "Game", "IllegalAction", "ModelError", "RulespecError", "SpecError",
-           "State", "Where", "load", "load_ir", "resolve_spec_path"]
+__all__ = ["Action", "Game", "IllegalAction", "ModelError", "Outcome", "RulespecError",
+           "SpecError", "State", "Where", "load", "load_ir", "resolve_spec_path"]

@@ -9,7 +9,9 @@ trace (or a Hypothesis failure) is replayed exactly.
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 
@@ -28,18 +30,47 @@ def fisher_yates(pile: list[int], random_float) -> None:
         pile[i], pile[j] = pile[j], pile[i]
 
 
+def canonical_order(names: Sequence[str], classes: Sequence[str | None]
+                    ) -> Callable[[list[int]], None]:
+    """A function that sorts a pile of kinds by the kinds' names, in place.
+
+    A pile holds the kinds of one class (cards or tokens); `classes` gives each kind's
+    class, or None for a class no pile holds. Where, within each class, the kinds are
+    declared in the order of their names, a plain sort of the kind numbers gives that
+    order, and is about twice as fast as a sort by a key.
+    """
+    order = sorted(range(len(names)), key=names.__getitem__)
+    ranks = [0] * len(names)
+    for place, k in enumerate(order):
+        ranks[k] = place
+    for cls in set(classes) - {None}:
+        mine = [ranks[k] for k, c in enumerate(classes) if c == cls]
+        if mine != sorted(mine):
+            return functools.partial(list.sort, key=tuple(ranks).__getitem__)
+    return list.sort
+
+
 class SeededChance:
-    """Shuffles drawn from `random.Random(seed * 2**32 + step)`, created only when needed."""
+    """Shuffles drawn from `random.Random(seed * 2**32 + step)`, created only when needed.
 
-    __slots__ = ("_rng", "seed", "step")
+    With `canonical` (from `canonical_order`), the pile is first sorted by its kinds'
+    names, so that the outcome depends on the seed and which cards are in the pile, not
+    on the order they lay in nor on the order the spec declares its kinds: two versions
+    of a game that differ only in that order deal the same cards for the same seed.
+    """
 
-    def __init__(self, seed: int, step: int) -> None:
-        self.seed, self.step = seed, step
+    __slots__ = ("_rng", "canonical", "seed", "step")
+
+    def __init__(self, seed: int, step: int,
+                 canonical: Callable[[list[int]], None] | None = None) -> None:
+        self.seed, self.step, self.canonical = seed, step, canonical
         self._rng: random.Random | None = None
 
     def shuffle(self, pile: list[int]) -> None:
         if self._rng is None:
             self._rng = random.Random(self.seed * 2**32 + self.step + 1)
+        if self.canonical is not None:
+            self.canonical(pile)
         fisher_yates(pile, self._rng.random)
 
 
@@ -90,29 +121,3 @@ class ScriptedChance:
         if sorted(order) != sorted(pile):
             raise ModelError("the recorded shuffle does not hold the same cards as the pile")
         pile[:] = order
-
-
-class NamedChance:
-    """Shuffles from `random.Random(seed)`, each applied to the pile sorted by kind *name*.
-
-    Two versions of a game given the same seed shuffle alike whenever their piles hold the
-    same kinds, even if the kinds are declared (so numbered) in another order: common random
-    numbers for comparing versions (`rulespec diff`). `names[k]` is kind k's name; `clone()`
-    gives an independent copy at the same point of the stream.
-    """
-
-    def __init__(self, seed: int, names: tuple[str, ...] | list[str]) -> None:
-        self.seed = seed
-        self.names = tuple(names)
-        self.rng = random.Random(seed)
-
-    def shuffle(self, pile: list[int]) -> None:
-        pile.sort(key=lambda k: (self.names[k], k))
-        fisher_yates(pile, self.rng.random)
-
-    def clone(self) -> NamedChance:
-        other = NamedChance.__new__(NamedChance)
-        other.seed, other.names = self.seed, self.names
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        return other

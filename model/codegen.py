@@ -6,21 +6,54 @@ States are stored as a tuple of zone lists `Z` (a bag is a list of counts per ki
 a pile a list of kinds, bottom first) and a tuple of variables `V`. The source is
 registered with `linecache`, so a traceback shows the generated line, and every
 statement carries a comment with the spec line it came from.
+
+Nothing from the spec becomes code except through two checked forms: a name the spec
+declares (already checked against `limits.IDENTIFIER`) with a prefix of the
+generator's own (`local`, `global_name`), and a value as a `repr()` literal. Texts
+(the file's path, `say`, notes) never enter the module.
+
+A family of zones or variables (one per player or per member of an index set) is a
+run of slots in `Z` or `V`, so an index outside its range would read a neighbouring
+family. Every index is either provably in range (a seat from `players` or `after`, the
+variable `active`, a member of an index set, a number checked when the spec was
+loaded) or checked as the game runs (`r.at`), which raises `ModelError`. Variables
+holding a seat are checked when assigned (`r.seat`), so they are always in range.
 """
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import attrs
 
 from . import ir
 from .errors import SpecError
 from .fold import fold, substitute
+from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
+from .types import PLAYER, Type
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
+#: Most IR nodes a written-out (unrolled) comprehension may repeat, to keep code small.
+MAX_UNROLLED_NODES = 400
+
+
+def global_name(prefix: str, *names: str) -> str:
+    """A module-level name for spec names: `KA_rank`, `IA_position__letter`.
+
+    Spec names never hold `__`, so joining them with it keeps distinct names distinct.
+    """
+    for n in names:
+        if not IDENTIFIER.fullmatch(n):  # the loader refuses such names; never reached
+            raise SpecError(None, f"internal error: the name {n!r} reached the code generator")
+    return prefix + "__".join(names)
+
+
+def local(name: str) -> str:
+    """The Python name of a spec's local name (an action parameter, a loop variable)."""
+    return global_name("l_", name)
 
 
 @attrs.frozen
@@ -66,6 +99,99 @@ class Emitter:
         self.copy_on_write = False
         self.depth0 = 0  # extra indentation of the legal-move code (inside `playout`)
         self.playout_mode = False
+        self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
+        self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
+        self.var_types = {v.name: v.type for v in g.vars} | {
+            "active": PLAYER, "last_actor": PLAYER}
+        self.members: dict[str, str | None] = {}  # local -> the family it is a member of
+
+    # ----------------------------------------------------------- ranges
+    @staticmethod
+    def family(t: Type | None) -> str | None:
+        """The range a value of type `t` must lie in: 'player', an index set, or None."""
+        if t is None:
+            return None
+        if t.name == "player":
+            return "player"
+        return t.ref if t.name == "index" else None
+
+    def proven(self, e: ir.Expr, family: str) -> bool:
+        """Whether `e` (folded) is certainly a member of `family` (a seat, an index)."""
+        match e:
+            case ir.Const(value=int() as v) if not isinstance(v, bool):
+                return 0 <= v < self.sizes[family]
+            case ir.Var(name=n) if family == "player":
+                return self.var_types.get(n) == PLAYER
+            case ir.Local(name=n):
+                return self.members.get(n) == family
+            case ir.Cond(body=a, orelse=b):
+                return self.proven(a, family) and self.proven(b, family)
+            case ir.Call(fn="first" | "min" | "max", args=args):
+                return self.members_of(args[0], family) and all(
+                    self.proven(x, family) for x in args[1:])
+            case ir.Comp(fn="first" | "min" | "max", elt=elt, gens=gens, default=d):
+                with self.bound(gens):
+                    inside = self.proven(elt, family)
+                return inside and (d is None or self.proven(d, family))
+        return False
+
+    def members_of(self, e: ir.Expr, family: str) -> bool:
+        """Whether every element of the list `e` is certainly a member of `family`."""
+        match e:
+            case ir.Builtin(name="players"):
+                return family == "player"
+            case ir.Builtin(name=n) if n in self.sizes:
+                return family == n
+            case ir.Call(fn="after"):
+                return family == "player"
+            case ir.Call(fn="distinct", args=(x,)):
+                return self.members_of(x, family)
+            case ir.Comp(fn="list" | "distinct", elt=elt, gens=gens):
+                with self.bound(gens):
+                    return self.proven(elt, family)
+            case ir.ListLit(items=items):
+                return all(self.proven(fold(x), family) for x in items)
+            case ir.Bin(op="+", left=a, right=b) | ir.Cond(body=a, orelse=b):
+                return self.members_of(a, family) and self.members_of(b, family)
+        return False
+
+    @contextlib.contextmanager
+    def bound(self, gens: Iterable[ir.Gen | tuple[str, ir.Expr]]) -> Iterator[None]:
+        """Within: each generator's variable is known to be a member of its list's family
+        when the list is made of such members (else known to be nothing)."""
+        saved = dict(self.members)
+        for g in gens:
+            var, it = (g.var, g.iter) if isinstance(g, ir.Gen) else g
+            it = fold(it)
+            fam = self.family(it.type.of) if it.type.name == "list" else None
+            if var in ir.free_locals(it):  # `for p in after(p)`: two p's; trust neither
+                fam = None
+            self.members[var] = fam if fam is not None and self.members_of(it, fam) else None
+        try:
+            yield
+        finally:
+            self.members = saved
+
+    def index(self, e: ir.Expr, family: str, what: str) -> str:
+        """Code for the index `e` of a `family`: as it is where it is provably in range, else
+        checked (`r.at` raises ModelError). `what` names the family in the message."""
+        e = fold(e)
+        if self.proven(e, family):
+            return self._ex(e)
+        return f"r.at({self._ex(e)}, {self.sizes[family]}, {what!r})"
+
+    def seat(self, e: ir.Expr, what: str) -> str:
+        """Code for a value stored in a seat variable: checked unless provably a seat."""
+        e = fold(e)
+        if self.proven(e, "player"):
+            return self._ex(e)
+        return f"r.seat({self._ex(e)}, P, {what!r})"
+
+    def count(self, e: ir.Expr) -> str:
+        """A count of items (or an amount): a number known now was checked by the loader;
+        one computed in play is checked then (`r.count`)."""
+        e = fold(e)
+        return self._ex(e) if isinstance(e, ir.Const) else f"r.count({self._ex(e)})"
 
     # ------------------------------------------------------------ expressions
     def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
@@ -86,7 +212,7 @@ class Emitter:
             case ir.Var(name=n, index=None):
                 return f"V[{L.var_base[n]}]"
             case ir.Var(name=n, index=i):
-                return f"V[{self._offset(L.var_base[n], i)}]"
+                return f"V[{self._offset(L.var_base[n], i, n)}]"
             case ir.Builtin(name="players"):
                 return "PLAYERS"
             case ir.Builtin(name="player_count"):
@@ -96,23 +222,28 @@ class Emitter:
             case ir.Builtin(name="tokens"):
                 return "TOKENS"
             case ir.Builtin(name=n):
-                return f"IX_{n}"
+                return global_name("IX_", n)
             case ir.Local(name=n):
-                return f"l_{n}"
+                return f"{local(n)}"
             case ir.Zone(family=f, index=None):
                 return f"Z[{L.zone_base[f]}]"
             case ir.Zone(family=f, index=i):
-                return f"Z[{self._offset(L.zone_base[f], i)}]"
+                return f"Z[{self._offset(L.zone_base[f], i, f)}]"
             case ir.Attr(obj=o, attr=a) if o.type.name == "index":
-                return f"IA_{o.type.ref}_{a}[{self._ex(o)}]"
+                table = global_name("IA_", o.type.ref, a)
+                return f"{table}[{self.index(o, o.type.ref, o.type.ref)}]"
             case ir.Attr(obj=o, attr=a):
-                return f"KA_{a}[{self._ex(o)}]"
+                return f"{global_name('KA_', a)}[{self._ex(o)}]"
             case ir.Unary(op="not", operand=x):
                 return f"(not {self._ex(x)})"
             case ir.Unary(op="-", operand=x):
                 return f"(-{self._ex(x)})"
             case ir.Bin(op="+", left=a, right=b) if e.type.name == "list":
                 return f"[*{self._ex(a)}, *{self._ex(b)}]"
+            case ir.Bin(op="//" | "%", left=a, right=b) if not (
+                    isinstance(b, ir.Const) and b.value):
+                fn = "div" if e.op == "//" else "mod"
+                return f"r.{fn}({self._ex(a)}, {self._ex(b)})"
             case ir.Bin(op=op, left=a, right=b):
                 return f"({self._ex(a)} {op} {self._ex(b)})"
             case ir.Cmp(op=op, left=a, right=b) if op in ("in", "notin"):
@@ -137,10 +268,16 @@ class Emitter:
                 return self.comp(e)
         raise AssertionError(f"no code for {e!r}")
 
-    def _offset(self, base: int, index: ir.Expr) -> str:
+    def _offset(self, base: int, index: ir.Expr, name: str) -> str:
+        """The slot of `name[index]`: `base` plus the index, checked unless provably in range."""
+        index = fold(index)
+        family = self.per[name] or "player"
         if isinstance(index, ir.Const):
+            if not 0 <= index.value < self.sizes[family]:  # the loader refuses these
+                raise SpecError(None, f"internal error: {name}[{index.value}] is out of range")
             return str(base + index.value)
-        return f"{base} + {self._ex(index)}" if base else self._ex(index)
+        code = self.index(index, family, name)
+        return f"{base} + {code}" if base else code
 
     def call(self, e: ir.Call) -> str:
         fn, args = e.fn, e.args
@@ -159,7 +296,7 @@ class Emitter:
                         else f"r.pile_kinds({a[0]})")
             if fn == "top":
                 return f"r.top({a[0]})"
-            table = f"KA_{e.attr}"
+            table = global_name("KA_", e.attr)
             kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
             if fn == "worth":
                 return (f"r.worth({a[0]}, {table})" if bag
@@ -167,9 +304,10 @@ class Emitter:
             return f"r.{fn}({kinds_of}, {table})"
         if fn == "after":
             d = fold(args[1]) if len(args) > 1 else ir.Const(1, args[0].type)
+            seat = self.index(args[0], "player", "after")
             if isinstance(d, ir.Const):
-                return f"{'AFTER' if d.value >= 0 else 'BEFORE'}[{a[0]}]"
-            return f"(AFTER if {a[1]} >= 0 else BEFORE)[{a[0]}]"
+                return f"{'AFTER' if d.value >= 0 else 'BEFORE'}[{seat}]"
+            return f"(AFTER if {a[1]} >= 0 else BEFORE)[{seat}]"
         if fn == "first":
             return f"r.first({a[0]}, {a[1]})" if len(a) > 1 else f"r.first({a[0]})"
         if fn in ("min", "max"):
@@ -177,7 +315,10 @@ class Emitter:
         if fn == "distinct":
             return f"tuple(dict.fromkeys({a[0]}))"
         if fn == "range":
-            return f"tuple(range({a[0]}, {a[1]}))"
+            lo, hi = fold(args[0]), fold(args[1])
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const):  # its length was checked
+                return f"tuple(range({a[0]}, {a[1]}))"
+            return f"r.span({a[0]}, {a[1]}, {MAX_RANGE})"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
             return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
@@ -229,6 +370,9 @@ class Emitter:
         items = self.constant_items(g.iter)
         if items is None or not 0 < len(items) <= 8:
             return None
+        size = sum(1 for _ in ir.walk(e.elt)) + sum(1 for c in g.conds for _ in ir.walk(c))
+        if size * len(items) > MAX_UNROLLED_NODES:
+            return None
         if e.fn in ("min", "max") and (g.conds or e.default is not None):
             return None
         terms = []
@@ -266,23 +410,28 @@ class Emitter:
         unrolled = self.unrolled(e)
         if unrolled is not None:
             return unrolled
+        # the default is evaluated outside the generators, so before binding their names
+        default = self._ex(e.default) if e.default is not None else None
+        with self.bound(e.gens):
+            return self._comp(e, order_free, default)
+
+    def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
         loops = []
         for g in e.gens:
             bags = self.bag_union(g.iter) if order_free else None
             if bags is not None:
                 holds, zones = bags
-                test = " or ".join(f"_u{j}[l_{g.var}]" for j in range(len(zones)))
+                test = " or ".join(f"_u{j}[{local(g.var)}]" for j in range(len(zones)))
                 binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
-                loops.append(f"{binds}for l_{g.var} in {holds.upper()} if {test}")
+                loops.append(f"{binds}for {local(g.var)} in {holds.upper()} if {test}")
                 loops.extend(f"if {self._ex(c)}" for c in g.conds)
                 continue
-            loops.append(f"for l_{g.var} in {self._ex(g.iter)}")
+            loops.append(f"for {local(g.var)} in {self._ex(g.iter)}")
             loops.extend(f"if {self._ex(c)}" for c in g.conds)
         body = " ".join(loops)
         elt = self._ex(e.elt)
         gen = f"{elt} {body}"
-        default = self._ex(e.default) if e.default is not None else None
         match e.fn:
             case "list":
                 return f"[{gen}]"
@@ -319,16 +468,18 @@ class Emitter:
                 # `x = first(q for q in L if c, d)` as a loop: no generator object.
                 c = fold(v)
                 g = c.gens[0]
-                self.emit(f"for l_{g.var} in {self.ex(g.iter)}:{where}", depth)
-                cond = " and ".join(self.ex(x) for x in g.conds) or "True"
-                self.emit(f"if {cond}:", depth + 1)
-                self.emit(f"_f = {self.ex(c.elt)}", depth + 2)
+                default = self.ex(c.default)
+                with self.bound([g]):
+                    self.emit(f"for {local(g.var)} in {self.ex(g.iter)}:{where}", depth)
+                    cond = " and ".join(self.ex(x) for x in g.conds) or "True"
+                    self.emit(f"if {cond}:", depth + 1)
+                    self.emit(f"_f = {self.ex(c.elt)}", depth + 2)
                 self.emit("break", depth + 2)
                 self.emit("else:", depth)
-                self.emit(f"_f = {self.ex(c.default)}", depth + 1)
-                self.emit(f"{self.ex(t)} {op} _f", depth)
+                self.emit(f"_f = {default}", depth + 1)
+                self.emit(self.assign(t, op, c, "_f"), depth)
             case ir.Assign(target=t, op=op, value=v):
-                self.emit(f"{self.ex(t)} {op} {self.ex(v)}{where}", depth)
+                self.emit(self.assign(t, op, fold(v), self.ex(v)) + where, depth)
             case ir.Do():
                 for z in self.mutated(s):
                     self.emit(f"{z} = {z}[:]", depth)
@@ -345,11 +496,14 @@ class Emitter:
                     self.emit("else:", depth)
                     self.stmts(b, depth + 1)
             case ir.For(var=v, iter=it, body=b):
-                self.emit(f"for l_{v} in {self.ex(it)}:{where}", depth)
-                self.stmts(b, depth + 1)
+                self.emit(f"for {local(v)} in {self.ex(it)}:{where}", depth)
+                with self.bound([(v, it)]):
+                    self.stmts(b, depth + 1)
             case ir.Repeat(count=n, body=b):
                 self._tmp += 1
-                self.emit(f"for _i{self._tmp} in range({self.ex(n)}):{where}", depth)
+                times = self.ex(n) if isinstance(fold(n), ir.Const) else (
+                    f"r.times({self.ex(n)}, {MAX_REPEAT})")
+                self.emit(f"for _i{self._tmp} in range({times}):{where}", depth)
                 self.stmts(b, depth + 1)
             case ir.While(test=t, limit=limit, body=b):
                 self._tmp += 1
@@ -362,10 +516,25 @@ class Emitter:
             case _:
                 raise AssertionError(s)
 
+    def assign(self, t: ir.Var, op: str, v: ir.Expr, code: str) -> str:
+        """`t op= v`, where `code` computes `v`: a seat variable only ever holds a seat, and
+        a product is checked for size (repeated, it could grow without end)."""
+        target = self.ex(t)
+        if t.type == PLAYER:
+            if op == "=" and self.proven(v, "player"):
+                return f"{target} = {code}"
+            value = code if op == "=" else f"{target} {op[0]} {code}"
+            return f"{target} = r.seat({value}, P, {t.name!r})"
+        if any(isinstance(x, ir.Bin) and x.op == "*" for x in ir.walk(v)):
+            value = code if op == "=" else f"{target} {op[0]} {code}"
+            return f"{target} = r.num({value})"
+        return f"{target} {op} {code}"
+
     def effect(self, s: ir.Do) -> str:
-        a = [self.ex(x) for x in s.args]
-        kw = dict(s.kwargs)
         fn = s.fn
+        a = [self.count(x) if i == _COUNT_ARG.get(fn) else self.ex(x)
+             for i, x in enumerate(s.args)]
+        kw = dict(s.kwargs)
         if fn in ("move", "move_top", "move_all"):
             src, dst = (s.args[1], s.args[2]) if fn == "move" else (s.args[0], s.args[1])
             sig = self.zone_decl(src).order[0] + self.zone_decl(dst).order[0]
@@ -383,7 +552,7 @@ class Emitter:
                     put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
                     return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
-            keep = self.ex(kw["keep"]) if "keep" in kw else "0"
+            keep = self.count(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
         if fn == "gather":
             kinds = a[0] if s.args[0].type.name == "list" else f"({a[0]},)"
@@ -461,7 +630,7 @@ class Emitter:
     def _zone_index(self, z: ir.Expr) -> str:
         assert isinstance(z, ir.Zone)
         base = self.layout.zone_base[z.family]
-        return self._offset(base, z.index) if z.index is not None else str(base)
+        return self._offset(base, z.index, z.family) if z.index is not None else str(base)
 
     # ----------------------------------------------------------------- module
     def effect_names(self, body: Iterable[ir.Stmt]) -> set[str]:
@@ -480,9 +649,12 @@ class Emitter:
     def module(self) -> str:
         g, L = self.g, self.layout
         e = self.emit
-        e(f'"""Generated from {g.file} for {g.players} players by rulespec; do not edit.', 0)
+        # Only checked names go into the docstring (never the file's path, a text).
+        e(f'"""Generated by rulespec from the spec of {global_name("", g.id)} for {g.players} '
+          "players; do not edit.", 0)
         e("", 0)
-        e(f"Variants: {', '.join(f'{k}={v}' for k, v in g.chosen.items()) or 'none'}", 0)
+        chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
+        e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
         e("from model import runtime as r", 0)
         e("", 0)
@@ -493,15 +665,15 @@ class Emitter:
         e(f"CARDS = {tuple(i for i, k in enumerate(g.kinds) if k.item_class == 'cards')!r}", 0)
         e(f"TOKENS = {tuple(i for i, k in enumerate(g.kinds) if k.item_class == 'tokens')!r}", 0)
         for attr in g.kind_attrs:
-            e(f"KA_{attr} = {tuple(k.attrs[attr] for k in g.kinds)!r}", 0)
+            e(f"{global_name('KA_', attr)} = {tuple(k.attrs[attr] for k in g.kinds)!r}", 0)
         if "value" not in g.kind_attrs:
             e(f"KA_value = {(0,) * len(g.kinds)!r}", 0)
         e("DENOMS = tuple(sorted(TOKENS, key=lambda k: -KA_value[k]))", 0)
         self.token_functions()
         for ix in g.indices:
-            e(f"IX_{ix.name} = {tuple(range(ix.size))!r}", 0)
+            e(f"{global_name('IX_', ix.name)} = {tuple(range(ix.size))!r}", 0)
             for attr, values in ix.attrs.items():
-                e(f"IA_{ix.name}_{attr} = {tuple(values)!r}", 0)
+                e(f"{global_name('IA_', ix.name, attr)} = {tuple(values)!r}", 0)
         bags = [i for z in g.zones if z.order == "bag"
                 for i in range(L.zone_base[z.name], L.zone_base[z.name] + L.zone_count[z.name])]
         piles = [i for z in g.zones if z.order == "pile"
@@ -516,8 +688,9 @@ class Emitter:
         e("def init_vars(Z, V):", 0)
         for v in g.vars:
             base, n = L.var_base[v.name], L.var_count[v.name]
+            init = self.seat(v.init, v.name) if v.type == PLAYER else self.ex(v.init)
             e(f"for _i in range({base}, {base + n}):", 1)
-            e(f"V[_i] = {self.ex(v.init)}", 2)
+            e(f"V[_i] = {init}", 2)
         e("return V", 1)
         for name, body in (("setup", g.setup), ("round_start", g.round_start),
                            ("scoring", g.scoring)):
@@ -525,24 +698,26 @@ class Emitter:
             e(f"def {name}(Z, V, ch):", 0)
             self.stmts(body, 1)
         for i, a in enumerate(g.actions):
-            params = "".join(f", l_{p}" for p, _ in a.params)
+            params = "".join(f", {local(p)}" for p, _ in a.params)
             e("", 0)
             e(f"def check_{i}(Z, V{params}):", 0)
-            e(f"# {a.name}: {g.file}:{a.where.line}", 1)
+            e(f"# action {global_name('', a.name)}, spec line {a.where.line}", 1)
             for p, dom in a.params:
-                e(f"if l_{p} not in {self.ex(dom)}: return 'domain'", 1)
-            e(f"return {self.ex(a.when)}", 1)
-            e("", 0)
-            e(f"def effect_{i}(Z, V, ch{params}):", 0)
-            if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
-                e("Z[:] = [z[:] for z in Z]", 1)
-            else:
-                self.copy_on_write = True
-            self.stmts(a.effects, 1)
-            self.copy_on_write = False
-            e("", 0)
-            e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
-            self.stmts(a.effects, 1)
+                e(f"if {local(p)} not in {self.ex(dom)}: return 'domain'", 1)
+            # past the domain checks, each parameter is a member of its domain
+            with self.bound(a.params):
+                e(f"return {self.ex(a.when)}", 1)
+                e("", 0)
+                e(f"def effect_{i}(Z, V, ch{params}):", 0)
+                if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
+                    e("Z[:] = [z[:] for z in Z]", 1)
+                else:
+                    self.copy_on_write = True
+                self.stmts(a.effects, 1)
+                self.copy_on_write = False
+                e("", 0)
+                e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
+                self.stmts(a.effects, 1)
         e("", 0)
         e("def legal(Z, V, make):", 0)
         e("out = []", 1)
@@ -559,8 +734,9 @@ class Emitter:
         e("def winners(Z, V):", 0)
         e(f"return tuple(sorted({self.ex(g.winners)}))", 1)
         e("", 0)
-        e("def score(Z, V, l_p):", 0)
-        e(f"return {self.ex(g.score)}", 1)
+        e(f"def score(Z, V, {local('p')}):", 0)
+        with self.bound([("p", ir.Builtin("players", Type("list", of=PLAYER)))]):
+            e(f"return {self.ex(g.score)}", 1)
         e("", 0)
         e("def measure(Z, V):", 0)
         e(f"return {self.ex(g.measure) if g.measure is not None else 'None'}", 1)
@@ -569,18 +745,45 @@ class Emitter:
         for c in g.invariants:
             e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
         e(")", 0)
+        e("", 0)
+        e("# the conditions rationales claim for where a reading parts from the ruling", 0)
+        e("PARTS_ONLY_WHEN = {", 0)
+        for a in g.ambiguities:
+            for v in a.variants:
+                if v.parts_only_when is not None:
+                    e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
+        e("}", 0)
+        self.guard_parts()
         return "\n".join(self.lines) + "\n"
 
+    def guard_parts(self) -> None:
+        """`GUARD_PARTS_<i>`: each top-level conjunct of action i's `when`, compiled alone.
+
+        `State.why_illegal` evaluates them in turn to name the conjunct that is false;
+        nothing on the legal-move or apply path uses them.
+        """
+        for i, a in enumerate(self.g.actions):
+            params = "".join(f", l_{p}" for p, _ in a.params)
+            when = a.when
+            parts = when.values if isinstance(when, ir.BoolOp) and when.op == "and" else (when,)
+            self.emit("", 0)
+            self.emit(f"GUARD_PARTS_{i} = (", 0)
+            for part in parts:
+                self.emit(f"lambda Z, V{params}: {self.ex(part)},", 1)
+            self.emit(")", 0)
+
     def playout(self) -> None:
-        """`playout(Z, V, ch, pick, limit)`: a whole game played in place, for benchmarks.
+        """`playout(Z, V, ch, pick, limit, tally)`: a whole game played in place.
 
         The legal-move code and every action's effects written into one loop; `pick(n)`
         chooses among the n legal actions. The same statements as `legal` and
         `effect_in_place_<i>`, without a function call or Action object per step.
+        `tally`, if not None, counts each action taken (at its index) and each round-end
+        condition that holds when a round ends (after the actions), for play statistics.
         """
         e, g = self.emit, self.g
         e("", 0)
-        e("def playout(Z, V, ch, pick, limit):", 0)
+        e("def playout(Z, V, ch, pick, limit, tally=None):", 0)
         e("n = 0", 1)
         e("while n < limit:", 1)
         e("out = []", 2)
@@ -591,15 +794,20 @@ class Emitter:
         e("if not out: return n, False", 2)
         e("a = out[pick(len(out))]", 2)
         e("i = a[0]", 2)
+        e("if tally is not None: tally[i] += 1", 2)
         e("actor = V[0]", 2)
         for i, a in enumerate(g.actions):
             e(f"{'if' if i == 0 else 'elif'} i == {i}:", 2)
             for j, (p, _) in enumerate(a.params):
-                e(f"l_{p} = a[{j + 1}]", 3)
-            self.stmts(a.effects, 3)
+                e(f"{local(p)} = a[{j + 1}]", 3)
+            with self.bound(a.params):  # the choices came from the legal-move loops
+                self.stmts(a.effects, 3)
         e("V[2] = actor", 2)
         e("n += 1", 2)
         e("if round_end(Z, V):", 2)
+        e("if tally is not None:", 3)
+        e(f"for _j, (_, _f) in enumerate(ROUND_END, {len(g.actions)}):", 4)
+        e("if _f(Z, V): tally[_j] += 1", 5)
         e("scoring(Z, V, ch)", 3)
         e("if game_end(Z, V): return n, True", 3)
         e("V[1] += 1", 3)
@@ -614,6 +822,10 @@ class Emitter:
         discard pile, say) are computed once. If computing them fails (an empty pile
         that the guard would have stepped around), the plain loops run instead.
         """
+        with self.bound(a.params):  # each parameter loops over its domain
+            self._legal_action(i, a)
+
+    def _legal_action(self, i: int, a: ir.ActionDecl) -> None:
         names = {p for p, _ in a.params}
         when = fold(a.when)
         parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
@@ -656,20 +868,20 @@ class Emitter:
                     and self.zone_decl(dom.args[0]).order == "bag"):
                 holds = self.zone_decl(dom.args[0]).holds
                 self.emit(f"_b = {self._ex(dom.args[0])}", depth)
-                self.emit(f"for l_{p} in {holds.upper()}:", depth)
-                self.emit(f"if not _b[l_{p}]: continue", depth + 1)
+                self.emit(f"for {local(p)} in {holds.upper()}:", depth)
+                self.emit(f"if not _b[{local(p)}]: continue", depth + 1)
             else:
-                self.emit(f"for l_{p} in {self._ex(dom)}:", depth)
+                self.emit(f"for {local(p)} in {self._ex(dom)}:", depth)
             depth += 1
         if guard is not None:
             self.emit(f"if {self._ex(guard)}:", depth)
             depth += 1
         if self.playout_mode:
-            self.emit(f"out.append(({i}, {''.join(f'l_{p}, ' for p, _ in a.params)}))", depth)
+            self.emit(f"out.append(({i}, {''.join(f'{local(p)}, ' for p, _ in a.params)}))", depth)
         elif self.action_table_type(a) is not None:
-            self.emit(f"out.append(A{i}" + (f"[l_{a.params[0][0]}])" if a.params else ")"), depth)
+            self.emit(f"out.append(A{i}" + (f"[{local(a.params[0][0])}])" if a.params else ")"), depth)
         else:
-            args = "".join(f"l_{p}, " for p, _ in a.params)
+            args = "".join(f"{local(p)}, " for p, _ in a.params)
             self.emit(f"out.append(make({i}, ({args})))", depth)
 
     def action_table_type(self, a: ir.ActionDecl) -> str | None:
@@ -693,6 +905,10 @@ class Emitter:
         e("", 0)
         e(f"def {name}(Z, V):", 0)
         e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
+
+
+#: The argument of an effect that counts items (or, for pay, money): never negative.
+_COUNT_ARG = {"move": 3, "move_top": 2, "deal": 2, "pay": 0}
 
 
 def _calls_in(exprs: list[ir.Expr]) -> list[ir.Expr]:

@@ -5,6 +5,11 @@ checked against a whitelist and converted to IR (`model.ir`). Unknown names, dun
 names, attribute access other than declared attributes, and calls other than the
 functions listed in `FUNCTIONS` and `EFFECTS` are errors that point at the spec.
 Nothing is ever passed to `eval` or `exec`.
+
+An expression is bounded before it is converted: its length (`MAX_EXPR_CHARS`), its
+nesting and its size with every def expanded (`MAX_EXPR_DEPTH`, `MAX_EXPR_NODES`, and
+`MAX_SPEC_EXPR_NODES` for the whole spec), and each whole number in it (`MAX_INT`).
+An index known when the spec is loaded (`quit[3]`) must lie in its range.
 """
 
 from __future__ import annotations
@@ -17,6 +22,18 @@ import attrs
 
 from . import ir
 from .errors import SpecError, Where
+from .fold import known
+from .limits import (
+    MAX_EXPR_CHARS,
+    MAX_EXPR_DEPTH,
+    MAX_EXPR_NODES,
+    MAX_INT,
+    MAX_RANGE,
+    MAX_SPEC_EXPR_NODES,
+    identifier_problem,
+    over,
+    short,
+)
 from .types import ANY, BOOL, INT, KIND, PLAYER, STR, Type, fits, is_numeric, list_of
 
 #: Pure functions an expression may call, with a one-line description (docs use these).
@@ -83,15 +100,34 @@ class Scope:
     enums: dict[str, tuple[str, ...]]
     defs: dict[str, Def] = attrs.Factory(dict)
     builtins: dict[str, Type] = attrs.Factory(dict)
+    players: int = 0  # the player count the spec is loaded for (0: not known yet)
+    nodes: int = 0  # expression parts converted so far, defs expanded (MAX_SPEC_EXPR_NODES)
+
+    def family_size(self, per: str) -> int | None:
+        """How many a per-player or per-member family holds (None: not known yet)."""
+        if per == "player":
+            return self.players or None
+        return self.indices[per].size if per in self.indices else None
+
+
+@attrs.define
+class _Budget:
+    """The size and depth of one expression as converted so far, defs expanded."""
+
+    nodes: int = 0
+    depth: int = 0
 
 
 class ExprParser:
     """Parses one spec string (expression or statement) against a Scope."""
 
-    def __init__(self, scope: Scope, where: Callable[[int], Where]):
+    def __init__(self, scope: Scope, where: Callable[[int], Where], budget: _Budget | None = None,
+                 expanding: tuple[str, ...] = ()):
         self.scope = scope
         self._where_at = where
         self._line_starts: list[int] = [0]
+        self._budget = budget
+        self._expanding = expanding  # the defs being expanded, outermost first
 
     # ----------------------------------------------------------- entry points
     def expression(self, text: str, locals_: Mapping[str, ir.Expr] | None = None,
@@ -129,12 +165,18 @@ class ExprParser:
                 do = self._effect(value_node, env, where, cite)
                 if do.fn != "pay":
                     raise self._err(value_node, f"{do.fn}(...) gives no value to assign")
+                if target.type != INT:
+                    raise self._err(stmt, f"pay(...) gives a number; {target.name} is "
+                                          f"{target.type}")
                 return attrs.evolve(do, result=target, result_op=op)
             value = self.convert(value_node, env)
             if op != "=" and not is_numeric(target.type):
                 raise self._err(stmt, f"{op} needs a number variable, {target.name} is "
                                       f"{target.type}")
             self._require(value, target.type, value_node)
+            self._check_names(value, target.type, value_node)
+            if target.type == PLAYER and op == "=":
+                self._in_range(value, "player", value_node, target.name + " = {}")
             return ir.Assign(where, cite, target, op, value)
         raise self._err(stmt, "expected an assignment (x = ...) or an effect call such as "
                               "move(...); other statements are not part of the language")
@@ -142,7 +184,12 @@ class ExprParser:
     # --------------------------------------------------------------- helpers
     def _parse(self, text: str, mode: str) -> ast.AST:
         if not isinstance(text, str):
-            raise SpecError(self._where_at(0), f"expected an expression as text, got {text!r}")
+            raise SpecError(self._where_at(0), f"expected an expression as text, got {short(text)}")
+        if len(text) > MAX_EXPR_CHARS:
+            raise SpecError(self._where_at(0), over("max_expr_chars", "the length of this "
+                                                    "expression", len(text)))
+        if self._budget is None:
+            self._budget = _Budget()
         self._text = text
         starts = [0]
         for i, ch in enumerate(text):
@@ -150,11 +197,26 @@ class ExprParser:
                 starts.append(i + 1)
         self._line_starts = starts
         try:
-            return ast.parse(text.strip("\n") if mode == "exec" else text.strip(), mode=mode)
+            tree = ast.parse(text.strip("\n") if mode == "exec" else text.strip(), mode=mode)
         except SyntaxError as exc:
             offset = self._offset(exc.lineno or 1, (exc.offset or 1) - 1)
             raise SpecError(self._where_at(offset),
-                            f"cannot parse {text.strip()!r}: {exc.msg}") from None
+                            f"cannot parse {short(text.strip())}: {exc.msg}") from None
+        except (RecursionError, MemoryError):
+            raise SpecError(self._where_at(0), f"this expression nests deeper than the limit of "
+                                               f"{MAX_EXPR_DEPTH} (max_expr_depth)") from None
+        self._check_depth(tree)
+        return tree
+
+    def _check_depth(self, tree: ast.AST) -> None:
+        """Refuse a syntax tree nested deeper than MAX_EXPR_DEPTH (walked without recursion)."""
+        stack = [(tree, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if depth > MAX_EXPR_DEPTH + 2:  # the Expression/Module and Expr wrappers
+                raise self._err(node, f"this expression nests deeper than the limit of "
+                                      f"{MAX_EXPR_DEPTH} (max_expr_depth)")
+            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
 
     def _offset(self, lineno: int, col: int) -> int:
         stripped = len(self._text) - len(self._text.lstrip())
@@ -173,6 +235,19 @@ class ExprParser:
         if not fits(node.type, expected):
             raise self._err(at, f"expected {expected}, found {node.type}")
 
+    def _check_names(self, value: ir.Expr, t: Type, at: ast.AST) -> None:
+        """A name (or a choice of names) assigned to an enum variable must be one of its names."""
+        if t.name != "str" or not t.ref:
+            return
+        allowed = self.scope.enums[t.ref]
+        stack = [value]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, ir.Cond):
+                stack += [e.body, e.orelse]
+            elif isinstance(e, ir.Const) and e.value not in allowed:
+                raise self._err(at, f"{short(e.value)} is not one of {', '.join(allowed)}")
+
     def _target(self, node: ast.AST, env: dict) -> ir.Var:
         target = self.convert(node, env)
         if not isinstance(target, ir.Var):
@@ -184,10 +259,38 @@ class ExprParser:
 
     # ------------------------------------------------------------ conversion
     def convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:
+        budget = self._budget
+        assert budget is not None
+        budget.nodes += 1
+        budget.depth += 1
+        self.scope.nodes += 1
+        try:
+            if budget.depth > MAX_EXPR_DEPTH:
+                raise self._err(node, self._over("nests deeper than the limit of "
+                                                 f"{MAX_EXPR_DEPTH} (max_expr_depth)"))
+            if budget.nodes > MAX_EXPR_NODES:
+                raise self._err(node, self._over(f"has more than {MAX_EXPR_NODES:,} parts "
+                                                 "(max_expr_nodes)"))
+            if self.scope.nodes > MAX_SPEC_EXPR_NODES:
+                raise self._err(node, f"the spec's expressions have more than "
+                                      f"{MAX_SPEC_EXPR_NODES:,} parts in all, defs expanded "
+                                      "(max_spec_expr_nodes)")
+            return self._convert(node, env)
+        finally:
+            budget.depth -= 1
+
+    def _over(self, what: str) -> str:
+        via = f" (with {', '.join(self._expanding)} expanded)" if self._expanding else ""
+        return f"this expression{via} {what}"
+
+    def _convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:
         match node:
             case ast.Constant(value=bool() as v):
                 return ir.Const(v, BOOL)
             case ast.Constant(value=int() as v):
+                if abs(v) > MAX_INT:
+                    raise self._err(node, f"{short(v)} is beyond the limit of +-{MAX_INT:,} "
+                                          "(max_int)")
                 return ir.Const(v, INT)
             case ast.Constant(value=str() as v):
                 return ir.Const(v, STR)
@@ -213,6 +316,10 @@ class ExprParser:
                     return ir.Bin("+", a, b, a.type)
                 self._require(a, INT, left)
                 self._require(b, INT, right)
+                divisor = self._known(b)
+                if _BIN[type(op)] in ("//", "%") and isinstance(divisor, ir.Const) and (
+                        divisor.value == 0):
+                    raise self._err(right, "division by zero")
                 return ir.Bin(_BIN[type(op)], a, b, INT)
             case ast.BoolOp(op=op, values=values):
                 parts = []
@@ -243,7 +350,10 @@ class ExprParser:
 
     def _name(self, node: ast.AST, name: str, env: dict) -> ir.Expr:
         if name.startswith("_"):
-            raise self._err(node, f"names starting with '_' are not allowed: {name!r}")
+            raise self._err(node, f"names starting with '_' are not allowed: {short(name)}")
+        problem = identifier_problem(name)
+        if problem is not None:
+            raise self._err(node, problem)
         if name in env:
             return env[name]
         s = self.scope
@@ -298,12 +408,29 @@ class ExprParser:
         if name in s.zones and s.zones[name].per is not None:
             per = s.zones[name].per
             self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
+            self._in_range(idx, per, index, name + "[{}]")
             return ir.Zone(name, idx, Type("zone", ref=name))
         if name in s.vars and s.vars[name][1] is not None:
             t, per = s.vars[name]
             self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
+            self._in_range(idx, per, index, name + "[{}]")
             return ir.Var(name, idx, t)
         raise self._err(node, f"{name!r} is not a zone or variable with one per player or index")
+
+    def _in_range(self, idx: ir.Expr, per: str, at: ast.AST, what: str) -> None:
+        """An index known now (a number, or computed from params) must lie in its range;
+        one known only in play is checked by the generated code. `what` shows the use,
+        with `{}` where the index goes."""
+        value = self._known(idx)
+        size = self.scope.family_size(per)
+        if isinstance(value, ir.Const) and size is not None and not 0 <= value.value < size:
+            members = "seats" if per == "player" else f"members of {per}"
+            raise self._err(at, f"{what.format(value.value)} is out of range: the {members} are 0 to "
+                                f"{size - 1}" + (f" with {size} players" if per == "player" else ""))
+
+    def _known(self, e: ir.Expr) -> ir.Expr:
+        """`e` as far as it is known when the spec is loaded (player_count included)."""
+        return known(e, self.scope.players)
 
     def _compare(self, left: ast.AST, ops: list, comps: list, env: dict) -> ir.Expr:
         parts: list[ir.Expr] = []
@@ -430,6 +557,7 @@ class ExprParser:
             arity(1, 2)
             for a, at in zip(args, node.args, strict=True):
                 self._require(a, INT, at)
+            self._in_range(args[0], "player", node.args[0], "after({})")
             return ir.Call(fn, tuple(args), list_of(PLAYER))
         if fn in ("len", "sum", "min", "max", "any", "all", "first", "distinct"):
             arity(1, 2) if fn in ("first", "min", "max") else arity(1)
@@ -449,6 +577,11 @@ class ExprParser:
             arity(2)
             for a, at in zip(args, node.args, strict=True):
                 self._require(a, INT, at)
+            lo, hi = self._known(args[0]), self._known(args[1])
+            if isinstance(lo, ir.Const) and isinstance(hi, ir.Const) and (
+                    hi.value - lo.value > MAX_RANGE):
+                raise self._err(node, over("max_range", f"the length of range({lo.value}, "
+                                           f"{hi.value})", hi.value - lo.value))
             return ir.Call(fn, tuple(args), list_of(INT))
         raise self._err(node, f"{fn} cannot be called this way: {FUNCTIONS[fn]}")
 
@@ -471,7 +604,10 @@ class ExprParser:
                 raise self._err(g.target, "a comprehension binds one plain name: for x in ...")
             name = g.target.id
             if name.startswith("_"):
-                raise self._err(g.target, f"names starting with '_' are not allowed: {name!r}")
+                raise self._err(g.target, f"names starting with '_' are not allowed: {short(name)}")
+            problem = identifier_problem(name)
+            if problem is not None:
+                raise self._err(g.target, problem)
             it = self.convert(g.iter, inner)
             if it.type.name == "zone":
                 it = ir.Call("kinds", (it,), list_of(KIND))
@@ -496,10 +632,10 @@ class ExprParser:
         return ir.Comp(fn, body, tuple(out_gens), out, default)
 
     def _expand(self, node: ast.AST, d: Def, args: list[ir.Expr], env: dict) -> ir.Expr:
-        if getattr(self, "_depth", 0) > 20:
-            raise self._err(node, f"defs expand too deeply (is {d.name} recursive?)")
-        sub = ExprParser(self.scope, d.where)
-        sub._depth = getattr(self, "_depth", 0) + 1
+        if d.name in self._expanding:
+            chain = " -> ".join((*self._expanding[self._expanding.index(d.name):], d.name))
+            raise self._err(node, f"a def cannot use itself: {chain}")
+        sub = ExprParser(self.scope, d.where, self._budget, (*self._expanding, d.name))
         return sub.expression(d.text, dict(zip(d.params, args, strict=True)))
 
     # ---------------------------------------------------------------- effects
@@ -530,10 +666,12 @@ class ExprParser:
                 if a.type.name == "kind":
                     continue
                 self._require(a, list_of(KIND), at)
-            elif want in ("zone", "pile"):
+            elif want in ("zone", "pile", "bag"):
                 z = self._zone_check(a, at)
                 if want == "pile" and z.order != "pile":
                     raise self._err(at, f"{fn} needs a pile; {z.name} is a bag")
+                if want == "bag" and z.order != "bag":
+                    raise self._err(at, f"{fn} needs a bag; {z.name} is a pile")
             elif want == "int":
                 self._require(a, INT, at)
         for v in kwargs.values():
@@ -556,8 +694,8 @@ _EFFECT_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]]
     "gather": (2, 2, ("kinds", "zone"), ()),
     "shuffle": (1, 1, ("pile",), ()),
     "deal": (3, 3, ("pile", "family", "int"), ()),
-    "pay": (3, 3, ("int", "zone", "zone"), ()),
-    "exchange": (2, 2, ("zone", "zone"), ()),
+    "pay": (3, 3, ("int", "bag", "bag"), ()),
+    "exchange": (2, 2, ("bag", "bag"), ()),
 }
 
 

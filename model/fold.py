@@ -6,7 +6,7 @@ from __future__ import annotations
 import attrs
 
 from . import ir
-from .types import BOOL
+from .types import BOOL, INT
 
 _TRUE = ir.Const(True, BOOL)
 _FALSE = ir.Const(False, BOOL)
@@ -112,3 +112,35 @@ def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:
                                   tuple(substitute(c, name, value) for c in g.conds))
                            for g in gens))
     return e
+
+
+def known(e: ir.Expr, players: int) -> ir.Expr:
+    """`e` folded with `player_count` taken as `players`: what the loader can decide."""
+    return fold(_with_player_count(e, ir.Const(players, INT))) if players else fold(e)
+
+
+def _with_player_count(e: ir.Expr, value: ir.Const) -> ir.Expr:
+    if isinstance(e, ir.Builtin) and e.name == "player_count":
+        return value
+    match e:
+        case ir.Var(index=i) | ir.Zone(index=i) if i is not None:
+            return attrs.evolve(e, index=_with_player_count(i, value))
+        case ir.Attr(obj=o):
+            return attrs.evolve(e, obj=_with_player_count(o, value))
+        case ir.Unary(operand=x):
+            return attrs.evolve(e, operand=_with_player_count(x, value))
+        case ir.Bin(left=a, right=b) | ir.Cmp(left=a, right=b):
+            return attrs.evolve(e, left=_with_player_count(a, value),
+                                right=_with_player_count(b, value))
+        case ir.BoolOp(values=vs):
+            return attrs.evolve(e, values=tuple(_with_player_count(v, value) for v in vs))
+        case ir.Cond(test=t, body=a, orelse=b):
+            return attrs.evolve(e, test=_with_player_count(t, value),
+                                body=_with_player_count(a, value),
+                                orelse=_with_player_count(b, value))
+        case ir.Call(args=args):
+            return attrs.evolve(e, args=tuple(_with_player_count(a, value) for a in args))
+        case ir.ListLit(items=items):
+            return attrs.evolve(e, items=tuple(_with_player_count(i, value) for i in items))
+    return e  # comprehensions and the rest: left as they are (decided in play)
+

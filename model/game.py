@@ -17,10 +17,13 @@ from typing import Any
 
 import attrs
 
-from . import codegen, ir
-from .chance import Chance, SeededChance
+from . import codegen, ir, situation
+from .chance import Chance, SeededChance, canonical_order
 from .errors import IllegalAction, ModelError, SpecError, Where
+from .fold import fold
 from .loader import load_ir
+from .places import Places
+from .source import Located
 
 
 @attrs.frozen(slots=True, repr=False)
@@ -56,6 +59,11 @@ class Game:
         self.players = game_ir.players
         self.kind_names = tuple(k.name for k in game_ir.kinds)
         self._kind_index = {n: i for i, n in enumerate(self.kind_names)}
+        # shuffles start from the pile sorted by kind name (the same deal whatever the
+        # order the spec declares its kinds in)
+        piled = {z.holds for z in game_ir.zones if z.order == "pile"}
+        self.canonical = canonical_order(
+            self.kind_names, [k.item_class if k.item_class in piled else None for k in game_ir.kinds])
         self.ns, self.source, self.filename = codegen.compile_game(game_ir)
         self.layout = codegen.Layout.of(game_ir)
         ns = self.ns
@@ -79,6 +87,8 @@ class Game:
             elif table is not None:
                 ns[f"A{i}"] = tuple(self.action(i, (v,)) for v in range(sizes[table]))
         self._blank = self._blank_zones()
+        self.places = Places(game_ir)
+        self._domains: list[list[tuple[str, tuple | None]]] | None = None
 
     @property
     def id(self) -> str:
@@ -96,27 +106,58 @@ class Game:
         return a
 
     def render(self, t: Any, v: Any) -> Any:
-        """A runtime value as a person reads it: kinds by name, the rest as they are."""
+        """A runtime value as a person reads it: kinds by name, members of an index set
+        by their `names` (when the spec gives them), the rest as they are."""
         if t is not None and t.name == "kind":
             return self.kind_names[v]
+        if t is not None and t.name == "index":
+            names = self._index_names(t.ref)
+            if names and isinstance(v, int) and 0 <= v < len(names):
+                return names[v]
         return v
 
+    def _index_names(self, index_set: str | None) -> tuple[str, ...]:
+        for ix in self.ir.indices:
+            if ix.name == index_set:
+                return ix.names
+        return ()
+
     def parse_action(self, text: str) -> Action:
-        """Read an action back from its `str()` form, e.g. 'play 6' or 'draw'."""
-        words = " ".join(text.split())
+        """Read an action back from its `str()` form, e.g. 'play 6' or 'draw'.
+
+        Raises IllegalAction for text that names no action, or a value that no state
+        could offer for a parameter (a kind of the wrong class, a seat or position out of
+        range, a number outside the parameter's list).
+        """
+        if not isinstance(text, str):
+            raise IllegalAction(f"an action is text, not {type(text).__name__}")
+        words = " ".join(text.split())[:500]
+        problem = ""
         for i, (regex, names) in enumerate(self._templates):
             m = regex.fullmatch(words)
             if not m:
                 continue
             decl = self.ir.actions[i]
             said = dict(zip(names, m.groups(), strict=True))
-            try:
-                args = tuple(self._parse_value(dom.type.of, said[p]) for p, dom in decl.params)
-            except ValueError:
-                continue
-            return self.action(i, args)
+            args = []
+            for j, (p, dom) in enumerate(decl.params):
+                what, allowed = self.param_domains()[i][j]
+                try:
+                    value = self._parse_value(dom.type.of, said[p])
+                except (ValueError, KeyError):
+                    value = None
+                if value is None or (allowed is not None and value not in allowed):
+                    shown = [str(self.render(dom.type.of, x)) for x in allowed or ()]
+                    problem = (f"; {said[p]!r} is not {what}" + (
+                        f" ({', '.join(shown[:20])}{', ...' if len(shown) > 20 else ''})"
+                        if shown else ""))
+                    break
+                args.append(value)
+            else:
+                return self.action(i, tuple(args))
         known = "; ".join(a.say for a in self.ir.actions)
-        raise IllegalAction(f"cannot read {text!r} as an action; actions read like: {known}")
+        raise IllegalAction(f"cannot read {words!r} as an action{problem}; actions read like: "
+                            f"{known}")
 
     def _parse_value(self, t: Any, text: str) -> Any:
         if t is not None and t.name == "kind":
@@ -127,7 +168,51 @@ class Game:
             return {"true": True, "false": False}[text.lower()]
         if t is not None and t.name == "str":
             return text
+        if t is not None and t.name == "index" and self._index_names(t.ref):
+            return self._index_names(t.ref).index(text)
+        if not re.fullmatch(r"-?[0-9]{1,18}", text):
+            raise ValueError(text)
         return int(text)
+
+    def param_domains(self) -> list[list[tuple[str, tuple | None]]]:
+        """Per action, per parameter: what it is (in words) and every value any state could
+        offer for it (None when only the state can say)."""
+        if self._domains is None:
+            self._domains = [[self._static_domain(dom) for _, dom in a.params]
+                             for a in self.ir.actions]
+        return self._domains
+
+    def _static_domain(self, dom: ir.Expr) -> tuple[str, tuple | None]:
+        g = self.ir
+        classes = {"cards": "a card", "tokens": "a token"}
+
+        def of_class(holds: str) -> tuple[str, tuple]:
+            return (classes.get(holds, "a kind"),
+                    tuple(k for k, kind in enumerate(g.kinds) if kind.item_class == holds))
+
+        d = fold(dom)
+        if isinstance(d, ir.ListLit) and all(isinstance(x, ir.Const) for x in d.items):
+            return "one of the choices", tuple(x.value for x in d.items)
+        if isinstance(d, ir.Call) and d.fn == "kinds" and isinstance(d.args[0], ir.Zone):
+            zone = next(z for z in g.zones if z.name == d.args[0].family)
+            return of_class(zone.holds)
+        if isinstance(d, ir.Builtin) and d.name in ("cards", "tokens"):
+            return of_class(d.name)
+        t = dom.type.of
+        if t is None:
+            return "a value", None
+        if t.name == "kind":
+            return "a kind", tuple(range(len(g.kinds)))
+        if t.name == "player":
+            return "a seat", tuple(range(self.players))
+        if t.name == "index":
+            size = next((ix.size for ix in g.indices if ix.name == t.ref), 0)
+            return f"a {t.ref}", tuple(range(size))
+        if t.name == "bool":
+            return "true or false", (False, True)
+        if t.name == "str" and t.ref in g.enums:
+            return "one of the choices", tuple(g.enums[t.ref])
+        return "a value", None
 
     # -------------------------------------------------------------- states
     def initial_state(self, seed: int = 0, chance: Chance | None = None) -> State:
@@ -136,23 +221,26 @@ class Game:
         Z = [z[:] for z in self._blank]
         V: list[Any] = [0] * L.n_vars
         V[1] = 1
-        ch = chance or SeededChance(seed, -1)
+        ch = chance or self.chance(seed, -1)
         self.ns["init_vars"](Z, V)
         self.ns["setup"](Z, V, ch)
         self._round_start(Z, V, ch)
         return State(self, tuple(Z), tuple(V), False, seed, 0)
 
-    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000
-                       ) -> tuple[int, State]:
+    def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
+                       tally: list[int] | None = None) -> tuple[int, State]:
         """Play one game in place, without building a State per action; for benchmarks.
 
         `pick(n)` chooses an index among n legal actions. Runs the generated `playout`
         loop (the same statements as `legal` and the effects, written into one
-        function); returns the number of actions taken and the final state.
+        function); returns the number of actions taken and the final state. `tally`
+        (a list of len(actions) + len(round-end conditions) zeros) counts each action
+        taken and each round-end condition that ended a round.
         """
         start = self.initial_state(seed)
         Z, V = [z[:] for z in start.z], list(start.v)
-        n, terminal = self.ns["playout"](Z, V, SeededChance(seed, 0), pick, max_actions)
+        n, terminal = self.ns["playout"](Z, V, self.chance(seed, 0), pick,
+                                        max_actions, tally)
         return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
 
     def _blank_zones(self) -> list[list[int]]:
@@ -169,10 +257,87 @@ class Game:
                 Z[zi][k] += kind.copies
         return Z
 
-    def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>") -> State:
-        from .situation import state_from_dict
+    def chance(self, seed: int, step: int) -> SeededChance:
+        """The chance of step `step` of the game seeded `seed` (-1: the set-up and first
+        deal), with this game's canonical order of kinds: every seeded shuffle goes
+        through here, so `apply`, `outcome` and the playouts draw the same."""
+        return SeededChance(seed, step, self.canonical)
 
-        return state_from_dict(self, data, where)
+    def after_setup(self, seed: int = 0) -> tuple[list[list[int]], list[Any]]:
+        """The zones and variables after the spec's `setup`, before the first deal."""
+        Z = [z[:] for z in self._blank]
+        V: list[Any] = [0] * self.layout.n_vars
+        V[1] = 1
+        self.ns["init_vars"](Z, V)
+        self.ns["setup"](Z, V, self.chance(seed, -1))
+        return Z, V
+
+    def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>", *,
+                        checked: bool = True) -> State:
+        """A state from the situation format (docs/api.md).
+
+        Raises SpecError for a malformed situation, and, unless `checked` is False, for
+        one the rules cannot reach: a spec invariant that fails (named, with its spec
+        line), a round-end condition that holds between turns, a game declared over that
+        no game-end condition ends. `checked=False` loads such a state on purpose.
+        """
+        return self._from_plain(data, situation.locator(None, where), where, checked)
+
+    def read_state(self, path: str | Path, *, checked: bool = True) -> State:
+        """A state from a situation file (YAML or JSON, at most
+        `model.situation.MAX_INPUT_BYTES`); errors name its line and column."""
+        return self.state_from_document(situation.read_document(path), checked=checked)
+
+    def state_from_document(self, doc: Located, at: tuple = (), *, checked: bool = True
+                            ) -> State:
+        """A state from the situation at `at` inside a document read with
+        `model.source.read_yaml` (a replay file's `situation`, say)."""
+        data: Any = doc.data
+        for key in at:
+            data = data[key]
+        return self._from_plain(data, situation.locator(doc, doc.file, at), doc.file, checked)
+
+    def _from_plain(self, data: Any, where: situation.Locate, file: str, checked: bool) -> State:
+        p = situation.parse(data, self.ir, self.layout, self.after_setup, where)
+        if checked:
+            self._require_consistent(p, file)
+        return State(self, tuple(p.z), tuple(p.v), p.terminal, p.seed, p.step)
+
+    def _require_consistent(self, p: situation.Parsed, file: str) -> None:
+        ns = self.ns
+        found = situation.problems(p.z, p.v, p.terminal, self.invariants, ns["ROUND_END"],
+                                   ns["GAME_END"])
+        if not found:
+            return
+        names = [n for n, _ in self.invariants]
+        lines = []
+        for problem in found:
+            if problem.kind == "invariant":
+                i = names.index(problem.name)
+                lines.append(f"the spec's invariant {problem.name} {problem.reason} "
+                             f"({self.places.invariant(i)}: {self.places.invariant_text(i)})")
+            else:
+                lines.append(problem.reason)
+        more = f" (and {len(lines) - 1} more: {'; '.join(lines[1:])})" if len(lines) > 1 else ""
+        raise SpecError(Where(file), f"not a situation the rules can reach: {lines[0]}{more}; "
+                                     "load it unchecked (--unchecked, checked=False) to explore "
+                                     "it anyway")
+
+    def _failed_part(self, state: State, action: Action) -> str:
+        """The conjunct of an action's `when:` that is false (or cannot be evaluated) in
+        `state`, as written, with its place in the spec; empty if every conjunct holds."""
+        i = action.index
+        fns = self.ns[f"GUARD_PARTS_{i}"]
+        parts = self.places.guard_parts(i, len(fns))
+        for j, fn in enumerate(fns):
+            part = parts[j] if len(parts) == len(fns) else parts[0]
+            try:
+                ok = fn(state.z, state.v, *action.args)
+            except ModelError as exc:
+                return f"`{part.text}` cannot be evaluated here ({exc}) ({part.where})"
+            if not ok:
+                return f"`{part.text}` is false ({part.where})"
+        return ""
 
     def total_counts(self, state: State) -> list[int]:
         """How many of each kind lie in all zones together (conservation checks use it)."""
@@ -268,11 +433,15 @@ class State:
         try:
             ok = g._checks[action.index](self.z, self.v, *action.args)
         except ModelError as exc:
-            return f"its condition cannot be evaluated here: {exc}"
+            part = g._failed_part(self, action)
+            return (f"the condition of {decl.name} does not hold: {part}" if part
+                    else f"its condition cannot be evaluated here: {exc}")
         if ok == "domain":
             return f"{action} is not among the choices for {decl.name} here"
         if not ok:
-            return f"the condition of {decl.name} does not hold (spec line {decl.where.line})"
+            part = g._failed_part(self, action) or f"`{g.places.guard_text(action.index)}` is " \
+                f"false ({g.places.guard(action.index)})"
+            return f"the condition of {decl.name} does not hold: {part}"
         return None
 
     def apply(self, action: Action, chance: Chance | None = None) -> State:
@@ -285,7 +454,7 @@ class State:
             reason = self.why_illegal(action)
             if reason is not None:
                 raise IllegalAction(f"{action} is not legal: {reason}")
-        ch = chance or SeededChance(self.seed, self.step)
+        ch = chance or g.chance(self.seed, self.step)
         Z = list(self.z)
         V = list(self.v)
         actor = V[0]
@@ -305,6 +474,50 @@ class State:
                 g._round_start(Z, V, ch)
         return _new_state(g, tuple(Z), tuple(V), terminal, self.seed, self.step + 1)
 
+    def outcome(self, action: Action, chance: Chance | None = None) -> Outcome:
+        """What `action` does here, round end included: the next state (equal to what
+        `apply` returns, from the same chance) and, if the action ends the round, why, the
+        state after the round's scoring and before the next deal, and the round's scores.
+
+        Slower than `apply` (it copies the round's end); use it to watch a game, not to
+        play many.
+        """
+        g = self.game
+        for known in self._legal_cache or ():
+            if known is action:
+                break
+        else:
+            reason = self.why_illegal(action)
+            if reason is not None:
+                raise IllegalAction(f"{action} is not legal: {reason}")
+        ch = chance or g.chance(self.seed, self.step)
+        Z, V = list(self.z), list(self.v)
+        actor = V[0]
+        try:
+            g._effects[action.index](Z, V, ch, *action.args)
+        except ModelError as exc:
+            raise ModelError(f"{action}: {exc}") from None
+        V[2] = actor
+        if not g._round_end(Z, V):
+            nxt = _new_state(g, tuple(Z), tuple(V), False, self.seed, self.step + 1)
+            return Outcome(nxt)
+        reasons = tuple(g.ns["round_end_names"](Z, V))
+        score = g.ns["score"]
+        before = [score(Z, V, p) for p in range(g.players)]
+        Z = [z[:] for z in Z]
+        g._scoring(Z, V, ch)
+        end = _new_state(g, tuple(z[:] for z in Z), tuple(V), False, self.seed, self.step + 1)
+        _set(end, "_legal_cache", [])
+        scores = tuple(score(Z, V, p) - before[p] for p in range(g.players))
+        if g._game_end(Z, V):
+            nxt = _new_state(g, tuple(Z), tuple(V), True, self.seed, self.step + 1)
+            _set(end, "is_terminal", True)
+        else:
+            V[1] += 1
+            g._round_start(Z, V, ch)
+            nxt = _new_state(g, tuple(Z), tuple(V), False, self.seed, self.step + 1)
+        return Outcome(nxt, reasons, end, scores)
+
     def round_end_reasons(self, action: Action, chance: Chance | None = None) -> tuple[str, ...]:
         """The names of the round-end conditions that `action` makes true here.
 
@@ -319,7 +532,8 @@ class State:
         g = self.game
         Z, V = list(self.z), list(self.v)
         actor = V[0]
-        g._effects[action.index](Z, V, chance or SeededChance(self.seed, self.step), *action.args)
+        g._effects[action.index](Z, V, chance or g.chance(self.seed, self.step),
+                              *action.args)
         V[2] = actor
         return tuple(g.ns["round_end_names"](Z, V))
 
@@ -330,9 +544,31 @@ class State:
         return tuple(n for n, holds in self.game.ns["GAME_END"] if holds(self.z, self.v))
 
     def to_dict(self) -> dict[str, Any]:
-        from .situation import state_to_dict
+        """The situation format (docs/api.md), chance state included: a state read back
+        with `Game.state_from_dict` continues exactly as this one."""
+        g = self.game
+        return situation.to_plain(g.ir, g.layout, self.z, self.v, self.is_terminal, self.seed,
+                                  self.step)
 
-        return state_to_dict(self)
+
+@attrs.frozen(slots=True)
+class Outcome:
+    """What one action did (`State.outcome`).
+
+    `state` is the next state. When the action ended the round, `reasons` names the
+    round-end conditions that held, `round_end` is the state after the round's scoring
+    and before the next deal (a snapshot to read: nobody acts in it, so it offers no
+    legal actions), and `round_scores` is what that scoring added to each player's score.
+    """
+
+    state: State
+    reasons: tuple[str, ...] = ()
+    round_end: State | None = None
+    round_scores: tuple[int, ...] | None = None
+
+    @property
+    def round_ended(self) -> bool:
+        return self.round_end is not None
 
 
 _set = object.__setattr__

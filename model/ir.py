@@ -222,6 +222,7 @@ class IndexSet:
     name: str
     size: int
     attrs: dict[str, tuple[Any, ...]] = attrs.field(hash=False)
+    names: tuple[str, ...] = ()  # how actions and output call the members (else by number)
 
 
 @attrs.frozen
@@ -257,11 +258,21 @@ class Condition:
     cite: tuple[str, ...]
 
 
+#: What two readings can differ in at a step where they part (docs/spec-language.md).
+OBSERVABLES = ("components", "setup", "legal", "active", "state", "scores", "winners",
+               "round_end", "game_end")
+
+
 @attrs.frozen
 class Variant:
     name: str
     sets: dict[str, Any] = attrs.field(hash=False)
     reading: str
+    #: the rationale's claim: what may differ from the ruling where the readings part
+    #: (None: no claim; empty: they never part)
+    differs_in: tuple[str, ...] | None = None
+    #: the rationale's claim: a condition that holds in every state where they part
+    parts_only_when: Expr | None = None
 
 
 @attrs.frozen
@@ -274,6 +285,36 @@ class Ambiguity:
     default: str
     rationale: str
     example: str | None = None  # a situation file (relative to the spec) where readings differ
+
+
+@attrs.frozen
+class ExampleStep:
+    """One action of an example and what must hold after it (keys as in `Outcome` docs)."""
+
+    do: str
+    expect: dict[str, Any] = attrs.field(hash=False, factory=dict)
+
+
+@attrs.frozen
+class Example:
+    """A situation file and what the model must do there."""
+
+    situation: str  # path relative to the spec file
+    variants: dict[str, str] = attrs.field(hash=False, factory=dict)
+    legal: tuple[str, ...] | None = None
+    illegal: tuple[str, ...] = ()
+    steps: tuple[ExampleStep, ...] = ()
+
+
+@attrs.frozen
+class Clarification:
+    """A question the rulebooks do answer, with the answer and an executable example."""
+
+    id: str
+    question: str
+    answer: str
+    cite: tuple[str, ...]
+    example: Example
 
 
 @attrs.frozen
@@ -318,6 +359,9 @@ class GameIR:
     score: Expr  # per player: the Local "p" is bound
     invariants: tuple[Condition, ...]
     expectations: tuple[Expectation, ...]
+    # "lower" or "higher": which way each player wants `score` to go; None if unstated
+    score_better: str | None = None
+    clarifications: tuple[Clarification, ...] = ()
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

@@ -11,18 +11,34 @@ from __future__ import annotations
 import functools
 import os
 import re
+import string
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import ir, schema
+import attrs
+
+from . import ir, limits, schema, work
 from .errors import SpecError, Where
 from .expr import Def, ExprParser, Scope
-from .source import Located, PathKey, read_yaml
+from .fold import known
+from .limits import (
+    MAX_ACTION_PARAMS,
+    MAX_ACTIONS,
+    MAX_INT,
+    MAX_ITEMS,
+    MAX_KINDS,
+    MAX_VAR_SLOTS,
+    MAX_ZONE_SLOTS,
+    identifier_problem,
+    over,
+    short,
+)
+from .source import Located, PathKey, read_text, read_yaml
 from .types import BOOL, INT, KIND, PLAYER, Type, list_of
 
-RULEBOOKS = Path(os.environ.get("RULESPEC_RULEBOOKS") or
-                 Path(__file__).resolve().parent.parent.parent / "shared" / "rulebooks")
+#: The rulebooks of the specs in spec/ (shipped with them); `RULESPEC_RULEBOOKS` overrides.
+RULEBOOKS = schema.SPEC_DIR / "rulebooks"
 _CITE = re.compile(r"^([a-z]+\.[a-z]{2})#L(\d+)(?:-L?(\d+))?$")
 _RESERVED_ATTRS = {"name", "copies", "start"}
 BUILTIN_VARS = {"active": PLAYER, "round": INT, "last_actor": PLAYER}
@@ -57,6 +73,8 @@ def load_ir(spec: str | Path, *, players: int, variants: Mapping[str, str] | Non
 
 
 _PARSED: dict[tuple[str, str], Located] = {}
+#: Texts kept parsed (the oldest is dropped): a check needs one or two at a time.
+_PARSED_KEPT = 16
 
 
 def _read_spec(path: Path) -> Located:
@@ -65,28 +83,52 @@ def _read_spec(path: Path) -> Located:
     Checking a spec compiles it for every player count and variant; parsing the YAML
     is the slow part, and the same text always gives the same (read-only) result.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        text = None
-    if text is None:
-        doc = read_yaml(path)  # reports why the file cannot be read
-        schema.validate(doc)
-        return doc
+    text = read_text(path)
     key = (str(path), text)
     doc = _PARSED.get(key)
     if doc is None:
         doc = read_yaml(path, text)
         schema.validate(doc)
+        _check_numbers(doc)
+        if len(_PARSED) >= _PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]
         _PARSED[key] = doc
     return doc
 
 
+def _check_numbers(doc: Located) -> None:
+    """Every whole number of a spec within +-MAX_INT (max_int)."""
+    stack: list[tuple[PathKey, Any]] = [((), doc.data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(value))
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            raise doc.error(path, f"{value:,} is beyond the limit of +-{MAX_INT:,} (max_int)")
+
+
+def rulebook_folders(spec_file: str) -> list[Path]:
+    """Where the rulebooks a spec cites are looked for, in order.
+
+    `$RULESPEC_RULEBOOKS` alone when it is set; else a `rulebooks/` folder beside the spec,
+    then the rulebooks shipped with the specs of spec/.
+    """
+    override = os.environ.get("RULESPEC_RULEBOOKS")
+    if override:
+        return [Path(override)]
+    beside = Path(spec_file).resolve().parent / "rulebooks"
+    return [beside, RULEBOOKS] if beside != RULEBOOKS.resolve() else [RULEBOOKS]
+
+
 @functools.cache
-def _rulebook_length(source: str) -> int:
-    """Lines in a rulebook, or 0 when the rulebooks are not at hand (citations unchecked)."""
-    book = RULEBOOKS / f"{source}.txt"
-    return len(book.read_text(encoding="utf-8").splitlines()) if book.exists() else 0
+def _rulebook_length(book: Path, stamp: int) -> int:
+    """Lines in a rulebook (`stamp`, its modification time, makes an edit seen)."""
+    try:
+        return len(read_text(book).splitlines())
+    except SpecError as exc:
+        raise SpecError(Where(str(book)), f"cannot read this rulebook: {exc.message}") from None
 
 
 def parse_condition(spec: str | Path, text: str, *, players: int,
@@ -125,37 +167,71 @@ class _Loader:
             text = str(text).lower() if isinstance(text, bool) else str(text)
         return self.parser(path).expression(text, env, expect)
 
+    def ident(self, path: PathKey, name: Any, what: str, in_expressions: bool = True) -> str:
+        """`name` if it is a valid identifier (the schema checks the same), else a SpecError
+        pointing at it (at the key, when the name is a mapping key)."""
+        problem = identifier_problem(name, in_expressions)
+        if problem is not None:
+            raise SpecError(self.doc.key_where(path), f"{what}: {problem}")
+        return name
+
+    def bounded(self, path: PathKey, value: int, limit: str, what: str, low: int = 0) -> int:
+        """`value` if it lies in low..the limit named `limit`, else a SpecError saying so."""
+        if value < low:
+            raise self.err(path, f"{what} cannot be {value}; it must be at least {low}")
+        if value > limits.LIMITS[limit]:
+            raise self.err(path, over(limit, what, value))
+        return value
+
+    def sources(self) -> dict[str, int]:
+        """Lines in each source's rulebook; a source without one is an error."""
+        folders = rulebook_folders(self.doc.file)
+        lines = {}
+        for i, source in enumerate(self.d["sources"]):
+            for folder in folders:
+                book = folder / f"{source}.txt"
+                if book.is_file():
+                    lines[source] = _rulebook_length(book, book.stat().st_mtime_ns)
+                    break
+            else:
+                raise self.err(("sources", i), f"no rulebook {source}.txt for source {source} in "
+                               + " or ".join(str(f) for f in folders)
+                               + "; put it there, or set RULESPEC_RULEBOOKS to its folder")
+        return lines
+
     def check_cites(self, path: PathKey, value: Any) -> tuple[str, ...]:
         cites = _cites(value)
-        sources = set(self.d["sources"])
         for i, c in enumerate(cites):
             m = _CITE.match(c)
             at = (*path, i) if not isinstance(value, str) else path
             if not m:
-                raise self.err(at, f"a citation looks like <source>#L<line> (rules.en#L17), found {c!r}")
-            if m.group(1) not in sources:
+                raise self.err(at, "a citation looks like <source>#L<line> (rules.en#L17), found "
+                                   + short(c))
+            if m.group(1) not in self.book_lines:
                 raise self.err(at, f"{m.group(1)} is not one of this spec's sources: "
-                                   + ", ".join(sorted(sources)))
-            n = _rulebook_length(m.group(1))
-            if n:
-                last = int(m.group(3) or m.group(2))
-                if not 1 <= int(m.group(2)) <= last <= n:
-                    raise self.err(at, f"{c}: {m.group(1)} has lines 1 to {n}")
+                                   + ", ".join(sorted(self.book_lines)))
+            n = self.book_lines[m.group(1)]
+            last = int(m.group(3) or m.group(2))
+            if not 1 <= int(m.group(2)) <= last <= n:
+                raise self.err(at, f"{c}: {m.group(1)} has lines 1 to {n}")
         return cites
 
     # ------------------------------------------------------------------ build
     def build(self) -> ir.GameIR:
         d = self.d
         pl = d["players"]
+        self.bounded(("players", "max"), pl["max"], "max_players", "players.max", low=1)
         if not pl["min"] <= self.players <= pl["max"]:
             raise SpecError(Where(self.doc.file), f"{d['game']} is for {pl['min']} to {pl['max']} "
                                                   f"players, not {self.players}")
+        self.book_lines = self.sources()
         self.check_cites(("players", "cite"), pl["cite"])
         ambiguities = self.ambiguities()
         self.params = self.resolve_params(ambiguities)
         self.scope = Scope(params={}, vars={}, zones={}, indices={}, index_attr_types={},
                            kind_attrs={}, kind_index={}, enums={},
-                           builtins={"players": list_of(PLAYER), "player_count": INT})
+                           builtins={"players": list_of(PLAYER), "player_count": INT},
+                           players=self.players)
         for name, (value, t) in self.params.items():
             self.scope.params[name] = (value, t)
         self.scope.enums.update(self.enum_params)
@@ -168,16 +244,21 @@ class _Loader:
             if self.scope.zones[k.start].holds != k.item_class:
                 raise self.err((k.item_class, "start"), f"zone {k.start} holds "
                                                         f"{self.scope.zones[k.start].holds}")
+        self.check_slots()
         vars_ = self.vars()
         self.defs()
         g = self.d
         rnd = g["round"]
+        if len(g["actions"]) > MAX_ACTIONS:
+            raise self.err(("actions",), over("max_actions", "the number of actions",
+                                              len(g["actions"])))
         actions = tuple(self.action(name, a) for name, a in g["actions"].items())
         p_env = {"p": ir.Local("p", PLAYER)}
         measure = None
         if "measure" in rnd:
             measure = self.expr_item(("round", "measure"), rnd["measure"], INT)
-        return ir.GameIR(
+        ambiguities = self.claims(ambiguities)
+        game = ir.GameIR(
             id=g["game"], title=g["title"], file=self.doc.file, players=self.players,
             min_players=pl["min"], max_players=pl["max"], sources=tuple(g["sources"]),
             params={k: v for k, (v, _) in self.params.items()},
@@ -197,7 +278,14 @@ class _Loader:
             score=self.expr_item(("score",), g["score"], INT, p_env),
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),
+            score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
+            clarifications=self.clarifications(ambiguities),
         )
+        problem = work.too_much(game)
+        if problem is not None:
+            where, message = problem
+            raise SpecError(where or Where(self.doc.file), message)
+        return game
 
     def expr_item(self, path: PathKey, item: Any, expect: Type,
                   env: Mapping[str, ir.Expr] | None = None) -> ir.Expr:
@@ -213,13 +301,23 @@ class _Loader:
         self.chosen: dict[str, str] = {}
         for i, a in enumerate(self.d.get("ambiguities", [])):
             path = ("ambiguities", i)
+            self.ident((*path, "id"), a["id"], "an ambiguity id", False)
+            for v in a["variants"]:
+                self.ident((*path, "variants", v), v, "a variant name", False)
             if a["id"] in seen:
                 raise self.err((*path, "id"), f"ambiguity id {a['id']!r} is used twice")
             seen.add(a["id"])
             if a["default"] not in a["variants"]:
-                raise self.err((*path, "default"), f"default {a['default']!r} is not one of the "
-                                                   f"variants: {', '.join(a['variants'])}")
-            variants = tuple(ir.Variant(n, dict(v["set"]), v["reading"])
+                raise self.err((*path, "default"), f"default {short(a['default'])} is not one of "
+                                                   f"the variants: {', '.join(a['variants'])}")
+            for n, v in a["variants"].items():
+                claim = next((k for k in ("differs_in", "parts_only_when") if k in v), None)
+                if n == a["default"] and claim:
+                    raise self.err((*path, "variants", n, claim), "the default reading is the "
+                                   "ruling; claims of how a reading differs from it go on the "
+                                   "other variants")
+            variants = tuple(ir.Variant(n, dict(v["set"]), v["reading"],
+                                        tuple(v["differs_in"]) if "differs_in" in v else None)
                              for n, v in a["variants"].items())
             cite = self.check_cites((*path, "cite"), a.get("cite"))
             out.append(ir.Ambiguity(a["id"], a["kind"], a["question"], cite, variants,
@@ -229,12 +327,53 @@ class _Loader:
             amb = next((a for a in out if a.id == key), None)
             if amb is None:
                 known = ", ".join(a.id for a in out) or "none"
-                raise SpecError(Where(self.doc.file), f"no ambiguity {key!r} in this spec; "
+                raise SpecError(Where(self.doc.file), f"no ambiguity {short(key)} in this spec; "
                                                       f"known: {known}")
             if name not in {v.name for v in amb.variants}:
-                raise SpecError(Where(self.doc.file), f"ambiguity {key} has no variant {name!r}; "
-                                f"variants: {', '.join(v.name for v in amb.variants)}")
+                raise SpecError(Where(self.doc.file), f"ambiguity {key} has no variant "
+                                f"{short(name)}; variants: "
+                                f"{', '.join(v.name for v in amb.variants)}")
             self.chosen[key] = name
+        return tuple(out)
+
+    def claims(self, ambiguities: tuple[ir.Ambiguity, ...]) -> tuple[ir.Ambiguity, ...]:
+        """Parse each variant's `parts_only_when` (a condition over the game's names)."""
+        out = []
+        for i, a in enumerate(ambiguities):
+            raw = self.d["ambiguities"][i]["variants"]
+            variants = []
+            for v in a.variants:
+                text = raw[v.name].get("parts_only_when")
+                if text is not None:
+                    path = ("ambiguities", i, "variants", v.name, "parts_only_when")
+                    v = attrs.evolve(v, parts_only_when=self.expr(path, text, BOOL))
+                variants.append(v)
+            out.append(attrs.evolve(a, variants=tuple(variants)))
+        return tuple(out)
+
+    def clarifications(self, ambiguities: tuple[ir.Ambiguity, ...]
+                       ) -> tuple[ir.Clarification, ...]:
+        out = []
+        ids = {a.id for a in ambiguities}
+        readings = {a.id: {v.name for v in a.variants} for a in ambiguities}
+        for i, c in enumerate(self.d.get("clarifications", [])):
+            path = ("clarifications", i)
+            if c["id"] in ids:
+                raise self.err((*path, "id"), f"{c['id']!r} is already the id of an ambiguity "
+                                              "or clarification")
+            ids.add(c["id"])
+            cite = self.check_cites((*path, "cite"), c["cite"])
+            e = c["example"]
+            for amb, name in e.get("variants", {}).items():
+                if name not in readings.get(amb, ()):
+                    raise self.err((*path, "example", "variants", amb),
+                                   f"no variant {amb}={name} in this spec")
+            example = ir.Example(
+                e["situation"], dict(e.get("variants", {})),
+                tuple(e["legal"]) if "legal" in e else None, tuple(e.get("illegal", ())),
+                tuple(ir.ExampleStep(s["do"], dict(s.get("expect", {})))
+                      for s in e.get("steps", ())))
+            out.append(ir.Clarification(c["id"], c["question"], c["answer"], cite, example))
         return tuple(out)
 
     def resolve_params(self, ambiguities: tuple[ir.Ambiguity, ...]) -> dict[str, tuple[Any, Type]]:
@@ -242,6 +381,7 @@ class _Loader:
         values: dict[str, Any] = {}
         exprs: dict[str, str] = {}
         for name, p in raw.items():
+            self.ident(("params", name), name, "a param's name")
             if isinstance(p, dict):
                 self.check_cites(("params", name, "cite"), p.get("cite"))
                 if "expr" in p:
@@ -279,6 +419,9 @@ class _Loader:
             path = ("params", name, "expr") if isinstance(raw[name], dict) else ("params", name)
             parsed = ExprParser(scope, lambda o, p=path: self.doc.where(p, o)).expression(text)
             value = const_eval(parsed, self.players, lambda m, p=path: self.err(p, m))
+            if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+                raise self.err(path, f"{name} comes to {value:,}, beyond the limit of "
+                                     f"+-{MAX_INT:,} (max_int)")
             out[name] = (value, parsed.type)
             scope.params[name] = (value, parsed.type)
         return out
@@ -293,6 +436,7 @@ class _Loader:
             self.check_cites((cls, "cite"), c["cite"])
             for attr, t in c.get("attributes", {}).items():
                 path = (cls, "attributes", attr)
+                self.ident(path, attr, "an attribute's name")
                 if attr in _RESERVED_ATTRS or attr.startswith("_"):
                     raise self.err(path, f"{attr!r} is reserved and cannot be an attribute")
                 typ = self.attr_type(attr, t)
@@ -307,6 +451,9 @@ class _Loader:
             declared = c.get("attributes", {})
             for i, k in enumerate(c["kinds"]):
                 path = (cls, "kinds", i)
+                if len(kinds) >= MAX_KINDS:
+                    raise self.err(path, f"more than {MAX_KINDS} kinds of cards and tokens "
+                                         "together (max_kinds)")
                 if k["name"] in self.scope.kind_index:
                     raise self.err((*path, "name"), f"kind {k['name']!r} is declared twice")
                 values = {}
@@ -326,8 +473,7 @@ class _Loader:
                     parsed = self.parser((*path, "copies")).expression(copies, None, INT)
                     copies = const_eval(parsed, self.players,
                                         lambda m, p=path: self.err((*p, "copies"), m))
-                if copies < 0:
-                    raise self.err((*path, "copies"), "copies cannot be negative")
+                self.bounded((*path, "copies"), copies, "max_copies", f"copies of {k['name']}")
                 self.scope.kind_index[k["name"]] = len(kinds)
                 kinds.append(ir.Kind(k["name"], cls, copies, values, k.get("start", c["start"])))
             if "total" in c:
@@ -340,6 +486,10 @@ class _Loader:
                 if have != total:
                     raise self.err((cls, "total"), f"the {cls} add up to {have} with "
                                                    f"{self.players} players, but total says {total}")
+        items = sum(k.copies for k in kinds)
+        if items > MAX_ITEMS:
+            raise self.err(("cards",), over("max_items", f"the number of cards and tokens with "
+                                            f"{self.players} players", items))
         self.scope.builtins["cards"] = list_of(KIND)
         self.scope.builtins["tokens"] = list_of(KIND)
         return tuple(kinds)
@@ -367,15 +517,24 @@ class _Loader:
     # ---------------------------------------------------------- zones, vars
     def zones(self) -> None:
         for name, z in self.d["zones"].items():
+            self.ident(("zones", name), name, "a zone's name")
             self.check_cites(("zones", name, "cite"), z.get("cite"))
             self.scope.zones[name] = ir.ZoneDecl(name, z["order"], z.get("per"), z["holds"])
 
     def indices(self) -> tuple[ir.IndexSet, ...]:
         out = []
         for name, spec in self.d.get("indices", {}).items():
+            self.ident(("indices", name), name, "an index set's name")
+            self.bounded(("indices", name, "size"), spec["size"], "max_index_size",
+                         f"the size of {name}", low=1)
             attrs_ = {}
             for attr, values in spec.get("attributes", {}).items():
                 path = ("indices", name, "attributes", attr)
+                self.ident(path, attr, "an attribute's name")
+                for j, v in enumerate(values):
+                    if not isinstance(v, int | str):
+                        raise self.err((*path, j), f"an index attribute is a number, a name or "
+                                                   f"yes/no, found {short(v)}")
                 if len(values) != spec["size"]:
                     raise self.err(path, f"{name} has {spec['size']} members but {attr} lists "
                                          f"{len(values)} values")
@@ -391,11 +550,12 @@ class _Loader:
                         t = kind_t
                     else:
                         ref = f"{name}.{attr}"
-                        self.scope.enums[ref] = tuple(dict.fromkeys(map(str, values)))
+                        values = [str(v) for v in values]
+                        self.scope.enums[ref] = tuple(dict.fromkeys(values))
                         t = Type("str", ref=ref)
                 self.scope.index_attr_types[(name, attr)] = t
                 attrs_[attr] = tuple(values)
-            idx = ir.IndexSet(name, spec["size"], attrs_)
+            idx = ir.IndexSet(name, spec["size"], attrs_, self.index_names(name, spec))
             self.scope.indices[name] = idx
             out.append(idx)
         for zname, z in self.scope.zones.items():
@@ -404,12 +564,27 @@ class _Loader:
                                                         f"found {z.per!r}")
         return tuple(out)
 
+    def index_names(self, name: str, spec: dict) -> tuple[str, ...]:
+        """An index set's `names:`, one per member, how actions and output call them."""
+        names = spec.get("names")
+        if names is None:
+            return ()
+        path = ("indices", name, "names")
+        if len(names) != spec["size"]:
+            raise self.err(path, f"{name} has {spec['size']} members but names lists {len(names)}")
+        for i, n in enumerate(names):
+            if names.index(n) != i:
+                raise self.err((*path, i), f"the name {n!r} is given twice; members need "
+                                           "distinct names")
+        return tuple(names)
+
     def vars(self) -> tuple[ir.VarDecl, ...]:
         for name, t in BUILTIN_VARS.items():
             self.scope.vars[name] = (t, None)
         decls = []
         for name, v in self.d.get("vars", {}).items():
             path = ("vars", name)
+            self.ident(path, name, "a variable's name")
             self.check_cites((*path, "cite"), v.get("cite"))
             if name in self.scope.vars or name in self.scope.zones or name in self.scope.params:
                 raise self.err(path, f"{name!r} is already a name (builtin, zone or param)")
@@ -434,6 +609,9 @@ class _Loader:
             elif isinstance(init, bool) or (isinstance(init, int) and typ.name != "bool"):
                 if isinstance(init, bool) != (typ.name == "bool"):
                     raise self.err(path, f"expected {typ}, found {init!r}")
+                if typ.name == "player" and not 0 <= init < self.players:
+                    raise self.err(path, f"init must be a seat from 0 to {self.players - 1} with "
+                                         f"{self.players} players, found {init}")
                 e = ir.Const(init, typ)
             else:
                 e = self.expr(path, init, typ)
@@ -446,8 +624,9 @@ class _Loader:
             path = ("defs", key)
             if not m:
                 raise self.err(path, "a def is named like name or name(a, b)")
-            name = m.group(1)
-            params = tuple(p.strip() for p in (m.group(2) or "").split(",") if p.strip())
+            name = self.ident(path, m.group(1), "a def's name")
+            params = tuple(self.ident(path, p.strip(), "a def's parameter")
+                           for p in (m.group(2) or "").split(",") if p.strip())
             text = value["expr"] if isinstance(value, dict) else value
             tpath = (*path, "expr") if isinstance(value, dict) else path
             if isinstance(value, dict):
@@ -467,19 +646,23 @@ class _Loader:
         out = []
         for i, c in enumerate(items):
             cite = self.check_cites((*path, i, "cite"), c.get("cite"))
+            self.ident((*path, i, "name"), c["name"], "a condition's name", False)
             out.append(ir.Condition(c["name"], self.expr((*path, i, "when"), c["when"], BOOL),
                                     cite))
         return tuple(out)
 
     def action(self, name: str, a: dict) -> ir.ActionDecl:
         path = ("actions", name)
+        self.ident(path, name, "an action's name", False)
         cite = self.check_cites((*path, "cite"), a["cite"])
         env: dict[str, ir.Expr] = {}
         params = []
+        if len(a.get("params", {})) > MAX_ACTION_PARAMS:
+            raise self.err((*path, "params"), over("max_action_params", f"the number of "
+                                                   f"parameters of {name}", len(a["params"])))
         for pname, domain in a.get("params", {}).items():
             ppath = (*path, "params", pname)
-            if not re.fullmatch(r"[a-z][a-z0-9_]*", pname):
-                raise self.err(ppath, f"a parameter is a lower-case name, found {pname!r}")
+            self.ident(ppath, pname, "a parameter's name")
             dom = self.expr(ppath, domain, None, env)
             if dom.type.name == "zone":
                 dom = ir.Call("kinds", (dom,), list_of(KIND))
@@ -487,16 +670,30 @@ class _Loader:
                 raise self.err(ppath, f"a parameter's domain is a list or a zone, found {dom.type}")
             params.append((pname, dom))
             env[pname] = ir.Local(pname, dom.type.of or Type("any"))
-        for field in re.findall(r"\{([^}]*)\}", a["say"]):
-            if field not in env:
-                raise self.err((*path, "say"), f"{{{field}}} is not a parameter of {name}")
-        for pname in env:
-            if f"{{{pname}}}" not in a["say"]:
-                raise self.err((*path, "say"), f"say must show every parameter; add {{{pname}}}")
+        self.check_say((*path, "say"), a["say"], name, env)
         when = self.expr((*path, "when"), a["when"], BOOL, env)
         effects = self.effects((*path, "effects"), a["effects"], env)
         return ir.ActionDecl(name, a["say"], tuple(params), when, effects, cite,
                              self.doc.where(path))
+
+    def check_say(self, path: PathKey, say: str, name: str, env: dict[str, ir.Expr]) -> None:
+        """`say` shows every parameter, as plain `{name}` fields and nothing else."""
+        try:
+            parts = list(string.Formatter().parse(say))
+        except ValueError as exc:
+            raise self.err(path, f"say cannot be read ({exc}); write {{name}} for a parameter "
+                                 "and no other braces") from None
+        fields = [(f, spec, conv) for _, f, spec, conv in parts if f is not None]
+        for field, spec, conv in fields:
+            if field not in env or spec or conv:
+                shown = field + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
+                raise self.err(path, f"{{{short(shown)}}} is not a parameter of {name}; write "
+                                     "{name} for a parameter and no other braces")
+        shown = [f for f, _, _ in fields]
+        for pname in env:
+            if shown.count(pname) != 1:
+                raise self.err(path, f"say must show every parameter once; {{{pname}}} is there "
+                                     f"{shown.count(pname)} times")
 
     def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
                 ) -> tuple[ir.Stmt, ...]:
@@ -505,7 +702,7 @@ class _Loader:
             p = (*path, i)
             where = self.doc.where(p)
             if isinstance(item, str):
-                out.append(self.parser(p).statement(item, env, ()))
+                out.append(self.checked(p, self.parser(p).statement(item, env, ())))
                 continue
             cite = self.check_cites((*p, "cite"), item.get("cite"))
             if "if" in item:
@@ -513,9 +710,10 @@ class _Loader:
                 out.append(ir.If(where, cite, test, self.effects((*p, "then"), item["then"], env),
                                  self.effects((*p, "else"), item.get("else", []), env)))
             elif "for" in item:
-                m = re.fullmatch(r"\s*([a-z][a-z0-9_]*)\s+in\s+(.+)", item["for"], re.S)
+                m = re.fullmatch(r"\s*(\S+)\s+in\s+(.+)", item["for"], re.S)
                 if not m:
                     raise self.err((*p, "for"), "expected 'name in list', e.g. 'p in players'")
+                self.ident((*p, "for"), m.group(1), "a loop's variable")
                 it = self.expr((*p, "for"), m.group(2), None, env)
                 if it.type.name == "zone":
                     it = ir.Call("kinds", (it,), list_of(KIND))
@@ -526,14 +724,44 @@ class _Loader:
                                   self.effects((*p, "do"), item["do"], inner)))
             elif "repeat" in item:
                 n = self.expr((*p, "repeat"), item["repeat"], INT, env)
+                times = known(n, self.players)
+                if isinstance(times, ir.Const):
+                    self.bounded((*p, "repeat"), times.value, "max_repeat", "a repeat count")
                 out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env)))
             elif "while" in item:
                 test = self.expr((*p, "while"), item["while"], BOOL, env)
+                self.bounded((*p, "max"), item["max"], "max_while", "a while loop's max", low=1)
                 out.append(ir.While(where, cite, test, item["max"],
                                     self.effects((*p, "do"), item["do"], env)))
             else:
-                out.append(self.parser((*p, "do")).statement(item["do"], env, cite))
+                out.append(self.checked((*p, "do"), self.parser((*p, "do")).statement(
+                    item["do"], env, cite)))
         return tuple(out)
+
+    def checked(self, path: PathKey, stmt: ir.Stmt) -> ir.Stmt:
+        """An effect whose counts are known now: none may be negative (nor, for a count of
+        items, more than there are). Counts known only in play are checked then."""
+        if isinstance(stmt, ir.Do):
+            for what, arg in _counts(stmt):
+                value = known(arg, self.players)
+                if isinstance(value, ir.Const):
+                    limit = "max_int" if stmt.fn == "pay" else "max_items"
+                    self.bounded(path, value.value, limit, f"the {what} of {stmt.fn}")
+        return stmt
+
+    def check_slots(self) -> None:
+        """The zones and (after vars) variables, counted per player or member, within limits."""
+        sizes = {ix: idx.size for ix, idx in self.scope.indices.items()}
+        sizes["player"] = self.players
+        slots = sum(sizes.get(z.per, 1) if z.per else 1 for z in self.scope.zones.values())
+        if slots > MAX_ZONE_SLOTS:
+            raise self.err(("zones",), over("max_zone_slots", f"the number of zones with "
+                                            f"{self.players} players", slots))
+        slots = sum(sizes.get(v.get("per"), 1) if v.get("per") else 1
+                    for v in self.d.get("vars", {}).values())
+        if slots > MAX_VAR_SLOTS:
+            raise self.err(("vars",), over("max_var_slots", f"the number of variables with "
+                                           f"{self.players} players", slots))
 
     def expectations(self) -> tuple[ir.Expectation, ...]:
         out = []
@@ -548,6 +776,15 @@ def _default(t: Type, enums: dict[str, tuple[str, ...]]) -> Any:
     if t.name == "str":
         return enums[t.ref][0]
     return {"int": 0, "bool": False, "list": ()}[t.name]
+
+
+def _counts(stmt: ir.Do) -> list[tuple[str, ir.Expr]]:
+    """The arguments of an effect that count items (or money): none may be negative."""
+    a, kw = stmt.args, dict(stmt.kwargs)
+    picks = {"move": [("count", a[3:4])], "move_top": [("count", a[2:3])],
+             "move_all": [("keep", [kw["keep"]] if "keep" in kw else [])],
+             "deal": [("count", a[2:3])], "pay": [("amount", a[0:1])]}.get(stmt.fn, [])
+    return [(what, x) for what, xs in picks for x in xs]
 
 
 def const_eval(e: ir.Expr, players: int, fail) -> Any:

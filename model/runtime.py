@@ -82,6 +82,71 @@ def overrun(line: int, limit: int) -> None:
     raise ModelError(f"the loop at spec line {line} ran more than its max of {limit} times")
 
 
+# ------------------------------------------------- values checked as the game runs
+# The generated code calls these only where the loader could not decide (an index
+# computed in play, say); each raises ModelError, which the property suite reports as
+# rules_defined, instead of letting a bad value read a neighbour or crash.
+
+#: The largest magnitude a product stored in a variable may reach (a repeated product
+#: would otherwise grow without end).
+MAX_VALUE = 10**18
+
+
+def at(i: int, size: int, family: str) -> int:
+    """`i` as an index of a family of `size` (one per player or per member)."""
+    if 0 <= i < size:
+        return i
+    raise ModelError(f"{family}[{i}] does not exist: the index must be 0 to {size - 1}")
+
+
+def seat(p: int, players: int, var: str) -> int:
+    """`p` as a seat, to be stored in the seat variable `var`."""
+    if 0 <= p < players:
+        return p
+    raise ModelError(f"{var} = {p}: not a seat (the seats are 0 to {players - 1})")
+
+
+def count(n: int) -> int:
+    """`n` as a number of items to move (or an amount to pay)."""
+    if n >= 0:
+        return n
+    raise ModelError(f"a count of {n} items: a count cannot be negative")
+
+
+def times(n: int, limit: int) -> int:
+    """`n` as a repeat count."""
+    if 0 <= n <= limit:
+        return n
+    raise ModelError(f"repeat {n} times: the count must be 0 to {limit} (max_repeat)")
+
+
+def span(a: int, b: int, limit: int) -> tuple[int, ...]:
+    """`range(a, b)`, at most `limit` long."""
+    if b - a > limit:
+        raise ModelError(f"range({a}, {b}) has {b - a} numbers, more than {limit} (max_range)")
+    return tuple(range(a, b))
+
+
+def div(a: int, b: int) -> int:
+    if not b:
+        raise ModelError(f"{a} // 0: division by zero")
+    return a // b
+
+
+def mod(a: int, b: int) -> int:
+    if not b:
+        raise ModelError(f"{a} % 0: division by zero")
+    return a % b
+
+
+def num(v: int) -> int:
+    """A product to store in a variable, within +-MAX_VALUE."""
+    if -MAX_VALUE <= v <= MAX_VALUE:
+        return v
+    raise ModelError(f"a variable would hold a number of {len(str(abs(v)))} digits, beyond "
+                     f"+-{MAX_VALUE:.0e}")
+
+
 # ---------------------------------------------------------------- moving items
 def _short(what: str) -> ModelError:
     return ModelError(f"cannot move {what}: it is not there")

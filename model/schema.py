@@ -1,4 +1,9 @@
-"""Validation of a spec file against `spec/spec.schema.json`, with positioned errors."""
+"""Validation of a spec file against `spec/spec.schema.json`, with positioned errors.
+
+The specs of `spec/`, their schema and the rulebooks they cite ship with the package
+(installed as `model/spec/`); in a source checkout they are read from `spec/` beside
+`model/`. `SPEC_DIR` is whichever of the two this copy of the package has.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +15,34 @@ import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from .errors import SpecError
+from .limits import IDENTIFIER, short
 from .source import Located
 
-SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
+
+def _spec_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "spec", here.parent / "spec"):
+        if (candidate / "spec.schema.json").is_file():
+            return candidate
+    return here.parent / "spec"  # a broken install: reading the schema says what is missing
+
+
+SPEC_DIR = _spec_dir()
 SCHEMA_PATH = SPEC_DIR / "spec.schema.json"
+
+
+def _is_integer(checker, instance) -> bool:
+    # JSON Schema counts 1.0 as an integer and Python counts True as one; a spec may not.
+    return isinstance(instance, int) and not isinstance(instance, bool)
 
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    base = jsonschema.validators.validator_for(schema)
+    strict = jsonschema.validators.extend(
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
+    return strict(schema)
 
 
 def validate(doc: Located) -> None:
@@ -32,7 +54,25 @@ def validate(doc: Located) -> None:
         return
     error = best_match(errors, key=_relevance)
     path = tuple(error.absolute_path)
+    bad_key = _bad_key(error)
+    if bad_key is not None:
+        inner = _inner(error)
+        raise SpecError(doc.key_where((*path, bad_key)), _explain(inner, path, what="key"))
     raise doc.error(path, _explain(error, path))
+
+
+def _inner(error: ValidationError) -> ValidationError:
+    while error.context:
+        error = best_match(error.context, key=_relevance)
+    return error
+
+
+def _bad_key(error: ValidationError) -> str | None:
+    """The mapping key a `propertyNames` violation is about (else None)."""
+    inner = _inner(error)
+    if "propertyNames" not in inner.absolute_schema_path:
+        return None
+    return inner.instance if isinstance(inner.instance, str) else None
 
 
 def _relevance(error: ValidationError):
@@ -42,30 +82,65 @@ def _relevance(error: ValidationError):
                                                                       "required"))
 
 
-def _explain(error: ValidationError, path: tuple) -> str:
-    where = "/".join(str(p) for p in path) or "the top level"
+def _explain(error: ValidationError, path: tuple, what: str = "") -> str:
+    where = _path_text(path)
+    if what:
+        where = f"a {what} in {where}"
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
-        return (f"unknown key {', '.join(map(repr, extra))} in {where}; expected one of: "
-                + ", ".join(allowed))
+        return (f"unknown key {', '.join(short(x) for x in extra[:5])} in {where}; expected one "
+                "of: " + ", ".join(allowed))
     if error.validator == "required":
         return f"{where}: {error.message.replace('is a required property', 'is required')}"
     if error.validator == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
-        return f"{where}: expected {want}, found {json.dumps(error.instance)[:60]}"
+        return f"{where}: expected {want}, found {short(error.instance)}"
     if error.validator == "pattern":
-        return f"{where}: {error.instance!r} does not have the expected form {error.validator_value}"
+        form = error.schema.get("description") or error.validator_value
+        return f"{where}: {short(error.instance)} does not have the expected form: {form}"
     if error.validator == "enum":
-        return f"{where}: expected one of {', '.join(map(str, error.validator_value))}, found " \
-               f"{error.instance!r}"
+        return (f"{where}: expected one of {', '.join(map(str, error.validator_value))}, found "
+                f"{short(error.instance)}")
+    if error.validator in ("maximum", "minimum"):
+        word = "over the limit" if error.validator == "maximum" else "under the minimum"
+        limit = error.schema.get("description", "")
+        return (f"{where}: {short(error.instance)} is {word} of {error.validator_value:,}"
+                + (f" ({limit})" if limit else ""))
+    if error.validator == "maxLength":
+        return (f"{where}: {short(error.instance)} is longer than the limit of "
+                f"{error.validator_value} characters")
     if error.validator in ("oneOf", "anyOf"):
         sub = [e for e in (error.context or []) if e.validator != "not"]
+        chosen = _chosen_branch(error)
+        if chosen is not None:
+            sub = [e for e in sub if e.relative_schema_path[0] == chosen] or sub
         if sub:
             inner = best_match(sub, key=_relevance)
             return _explain(inner, tuple(inner.absolute_path))
-    return f"{where}: {error.message}"
+    return f"{where}: {error.message[:200]}"
+
+
+def _chosen_branch(error: ValidationError) -> int | None:
+    """The alternative of a oneOf a mapping was meant for: the one whose required keys it
+    has, most of them (`{while: ..., max: ..., do: ...}` is a while loop, so its errors are
+    the while loop's, not those of a plain `{do: ...}`)."""
+    if not isinstance(error.instance, dict):
+        return None
+    best, most = None, 0
+    for i, branch in enumerate(error.validator_value):
+        required = branch.get("required", []) if isinstance(branch, dict) else []
+        if required and all(k in error.instance for k in required) and len(required) > most:
+            best, most = i, len(required)
+    return best
+
+
+def _path_text(path: tuple) -> str:
+    """A path in the document as an error shows it (untrusted keys quoted and cut)."""
+    parts = [str(p) if isinstance(p, int) or IDENTIFIER.fullmatch(p) else short(p)
+             for p in path]
+    return "/".join(parts) or "the top level"
 
 
 def check_file(path: Path) -> SpecError | None:

@@ -5,192 +5,469 @@
     active: 0             # seat of the player to act (seats count from 0)
     last_actor: 2
     terminal: false
+    seed: 0               # the chance state: shuffles from here on come from seed and step
+    step: 0
     zones:
-      stock: rest         # "rest": every card (or token) not placed elsewhere
+      stock: {top: ["6"], rest: true}   # a pile: these on top, every card not placed below
       discard: ["6"]      # a pile, bottom first (the last is the top)
       hand:               # one entry per seat for a per-player zone
-        - {joker: 1, "3": 2}   # a bag: kind -> count
-        - {}
+        - {llama: 1, "3": 2}   # a bag: kind -> count
+        - rest                 # one entry may hold the rest of its class
         - {"1": 1}
-      pool: rest
       chips: [{}, {}, {}]
     vars:
       quit: [false, false, false]
 
-Zones and variables left out take their initial value (an empty zone; a variable's
-`init`). Every card and token of the game must be placed exactly once; `rest` fills a
-zone with whatever is left of its class (cards or tokens), in declaration order.
+A zone (or one seat's entry) left out holds what the spec's set-up puts there, less what
+the situation places elsewhere; a variable left out has its value after set-up. `rest`
+(or a pile's `{top: [...], rest: true}`) takes every card or token of its class that is
+placed nowhere else, in declaration order; one zone per class may say it. Every card and
+token must end up placed exactly once.
+
+This module works on plain data only (the spec's IR, the state layout, lists and
+dicts); `model.game` builds `State` objects from what it returns. It also reads
+situation and replay files with the limits every untrusted input gets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
+import attrs
+
+from . import ir
+from .codegen import Layout
 from .errors import SpecError, Where
+from .source import Located, read_yaml
 
-if TYPE_CHECKING:
-    from .game import Game, State
+#: The largest situation or replay file read, in bytes (a bigger one is refused).
+MAX_INPUT_BYTES = 1_000_000
+#: The largest magnitude of a number in a situation (round, variable values).
+MAX_NUMBER = 10**9
+#: Seeds and steps are whole numbers from 0 below these.
+MAX_SEED = 2**63
+MAX_STEP = 2**32
+
+Locate = Callable[[tuple], Where]
+KNOWN_KEYS = ("game", "players", "round", "active", "last_actor", "terminal", "seed", "step",
+              "zones", "vars", "note")
 
 
-def state_to_dict(state: State) -> dict[str, Any]:
-    g = state.game
-    L = g.layout
-    names = g.kind_names
+def read_document(path: str | Path, limit: int = MAX_INPUT_BYTES) -> Located:
+    """A situation or replay file, read safely: at most `limit` bytes, UTF-8, no NUL byte.
+
+    Raises SpecError with the file (and, for a bad byte, its line and column) instead of
+    reading an endless stream or passing binary data to the YAML parser.
+    """
+    file = str(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise SpecError(Where(file), f"cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise SpecError(Where(file), f"the file is larger than the limit of {limit:,} bytes")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raise SpecError(_byte_where(file, raw, nul), "the file holds a NUL byte; a situation or "
+                                                     "replay file is UTF-8 text (YAML or JSON)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(_byte_where(file, raw, exc.start),
+                        f"the file is not UTF-8 text (byte 0x{raw[exc.start]:02x})") from None
+    return read_yaml(file, text)
+
+
+def _byte_where(file: str, raw: bytes, offset: int) -> Where:
+    line = raw.count(b"\n", 0, offset) + 1
+    start = raw.rfind(b"\n", 0, offset) + 1
+    return Where(file, line, len(raw[start:offset].decode("utf-8", "replace")) + 1)
+
+
+def locator(doc: Located | None, file: str, prefix: tuple = ()) -> Locate:
+    """Where a path inside a situation is: its line and column when read from a file."""
+    if doc is None:
+        return lambda path: Where(file)
+    return lambda path: doc.where((*prefix, *path))
+
+
+# ------------------------------------------------------------------ writing
+def to_plain(g: ir.GameIR, layout: Layout, z: Sequence[list[int]], v: Sequence[Any],
+             terminal: bool, seed: int, step: int) -> dict[str, Any]:
+    """The situation format of a state (what `State.to_dict` returns)."""
+    names = [k.name for k in g.kinds]
     zones: dict[str, Any] = {}
-    for z in g.ir.zones:
-        base, n = L.zone_base[z.name], L.zone_count[z.name]
+    for decl in g.zones:
+        base, n = layout.zone_base[decl.name], layout.zone_count[decl.name]
         values = []
         for i in range(base, base + n):
-            content = state.z[i]
-            if z.order == "pile":
+            content = z[i]
+            if decl.order == "pile":
                 values.append([names[k] for k in content])
             else:
                 values.append({names[k]: c for k, c in enumerate(content) if c})
-        zones[z.name] = values[0] if z.per is None else values
+        zones[decl.name] = values[0] if decl.per is None else values
     vars_: dict[str, Any] = {}
-    for v in g.ir.vars:
-        base, n = L.var_base[v.name], L.var_count[v.name]
-        values = list(state.v[base:base + n])
-        vars_[v.name] = values[0] if v.per is None else values
-    return {"game": g.id, "players": g.players, "round": state.round,
-            "active": state.active_player, "last_actor": state.v[2],
-            "terminal": state.is_terminal, "zones": zones, "vars": vars_}
+    for decl in g.vars:
+        base, n = layout.var_base[decl.name], layout.var_count[decl.name]
+        values = list(v[base:base + n])
+        vars_[decl.name] = values[0] if decl.per is None else values
+    return {"game": g.id, "players": g.players, "round": v[1], "active": v[0],
+            "last_actor": v[2], "terminal": terminal, "seed": seed, "step": step,
+            "zones": zones, "vars": vars_}
 
 
-def state_from_dict(game: Game, data: Mapping[str, Any], where: str) -> State:
-    from .game import State
+def member_names(g: ir.GameIR, per: str | None) -> tuple[str, ...]:
+    """How the members of a family are called in messages: seats by number, an index
+    set's members by their `names` (else by number)."""
+    if per is None:
+        return ("",)
+    if per == "player":
+        return tuple(str(p) for p in range(g.players))
+    ix = next(x for x in g.indices if x.name == per)
+    names = getattr(ix, "names", ()) or ()
+    return tuple(names) if names else tuple(str(i) for i in range(ix.size))
 
-    def fail(message: str) -> SpecError:
-        return SpecError(Where(where), message)
+
+# ------------------------------------------------------------------ reading
+@attrs.frozen
+class Parsed:
+    """A situation read into the state layout (zone lists and variables), not yet checked
+    against the spec's invariants."""
+
+    z: list[list[int]]
+    v: list[Any]
+    terminal: bool
+    seed: int
+    step: int
+
+
+_REST = object()  # an entry that takes the rest of its class
+_SETUP = object()  # an entry left out: what the set-up put there
+
+
+def parse(data: Any, g: ir.GameIR, layout: Layout,
+          after_setup: Callable[[int], tuple[list[list[int]], list[Any]]],
+          where: Locate) -> Parsed:
+    """Read a situation: check every key, type and count, fill in what is left out.
+
+    `after_setup(seed)` gives the zones and variables after the spec's set-up; zones and
+    variables the situation leaves out take their contents from there.
+    """
+
+    def fail(path: tuple, message: str) -> SpecError:
+        return SpecError(where(path), message)
 
     if not isinstance(data, Mapping):
-        raise fail("a situation is a mapping with players, active, zones and vars")
-    known = {"game", "players", "round", "active", "last_actor", "terminal", "zones", "vars",
-             "seed", "note"}
-    extra = sorted(set(data) - known)
+        raise fail((), "a situation is a mapping with players, active, zones and vars")
+    extra = sorted(str(k) for k in data if k not in KNOWN_KEYS)
     if extra:
-        raise fail(f"unknown key(s) {', '.join(extra)}; expected some of {', '.join(sorted(known))}")
-    g, L, P = game, game.layout, game.players
-    if data.get("game", g.id) != g.id:
-        raise fail(f"this situation is for {data['game']}, not {g.id}")
-    if data.get("players", P) != P:
-        raise fail(f"this situation has {data['players']} players; load the game with --players "
-                   f"{data['players']}")
-    total = [k.copies for k in g.ir.kinds]
-    placed = [0] * len(total)
-    Z: list[list[int] | None] = [None] * L.n_zones
-    rest: dict[str, str] = {}
-    zones = data.get("zones", {}) or {}
+        raise fail((), f"unknown key(s) {', '.join(extra)}; expected some of "
+                       f"{', '.join(KNOWN_KEYS)}")
+    P = g.players
+    if "game" in data and data["game"] != g.id:
+        raise fail(("game",), f"this situation is for {show_value(data['game'])}, not {g.id}")
+    if "players" in data:
+        n = _whole(data["players"], fail, ("players",), "players", 1, MAX_NUMBER)
+        if n != P:
+            raise fail(("players",), f"this situation has {n} players; load the game with "
+                                     f"--players {n}")
+    if "note" in data and not isinstance(data["note"], str):
+        raise fail(("note",), "note is text")
+    seed = _whole(data.get("seed", 0), fail, ("seed",), "seed", -MAX_SEED + 1, MAX_SEED - 1)
+    step = _whole(data.get("step", 0), fail, ("step",), "step", 0, MAX_STEP - 1)
+    terminal = data.get("terminal", False)
+    if not isinstance(terminal, bool):
+        raise fail(("terminal",), f"terminal is true or false, found {show_value(terminal)}")
+    zones = _mapping(data, "zones", fail)
+    vars_ = _mapping(data, "vars", fail)
+
+    start_z, start_v = after_setup(seed)
+    Z = _zones(g, layout, zones, start_z, fail)
+    V = list(start_v)
+    V[0] = _seat(data.get("active", start_v[0]), P, fail, ("active",), "active")
+    V[1] = _whole(data.get("round", 1), fail, ("round",), "round", 1, MAX_NUMBER)
+    V[2] = _seat(data.get("last_actor", start_v[2]), P, fail, ("last_actor",), "last_actor")
+    decls = {d.name: d for d in g.vars}
+    for name, value in vars_.items():
+        path = ("vars", name)
+        if name not in decls:
+            raise fail(path, f"unknown variable {show_value(name)}; variables: "
+                             f"{', '.join(decls) or 'none'}")
+        decl = decls[name]
+        base, n = layout.var_base[name], layout.var_count[name]
+        values = [value] if decl.per is None else _members(g, decl.per, value, n, fail, path,
+                                                           f"variable {name}")
+        for j, x in enumerate(values):
+            if x is None and decl.per is not None:
+                continue  # a member left out keeps its value after set-up
+            at = path if decl.per is None else (*path, j)
+            V[base + j] = _typed(g, decl.type, x, fail, at, name)
+    return Parsed(Z, V, terminal, seed, step)
+
+
+def show_value(value: Any) -> str:
+    """A value as an error message quotes it: short, and safe for huge numbers."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value) if isinstance(value, str | int | float | bool | type(None)) \
+        else f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _mapping(data: Mapping, key: str, fail) -> Mapping:
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise fail((key,), f"{key} is a mapping of name to value, found {type(value).__name__}")
+    return value
+
+
+def _whole(value: Any, fail, path: tuple, name: str, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise fail(path, f"{name} is a whole number, found {show_value(value)}")
+    if not lo <= value <= hi:
+        raise fail(path, f"{name} must be from {lo} to {hi}, found {show_value(value)}")
+    return value
+
+
+def _seat(value: Any, players: int, fail, path: tuple, name: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
+        raise fail(path, f"{name} must be a seat from 0 to {players - 1}, found {show_value(value)}")
+    return value
+
+
+def _typed(g: ir.GameIR, t: Any, value: Any, fail, path: tuple, name: str) -> Any:
+    if t.name == "bool":
+        if not isinstance(value, bool):
+            raise fail(path, f"variable {name} is true or false, found {show_value(value)}")
+        return value
+    if t.name == "player":
+        return _seat(value, g.players, fail, path, f"variable {name}")
+    if t.name == "int":
+        return _whole(value, fail, path, f"variable {name}", -MAX_NUMBER, MAX_NUMBER)
+    allowed = g.enums.get(t.ref, ())
+    if not isinstance(value, str) or value not in allowed:
+        raise fail(path, f"variable {name} is one of {', '.join(allowed)}, found {show_value(value)}")
+    return value
+
+
+def _members(g: ir.GameIR, per: str, value: Any, n: int, fail, path: tuple, what: str) -> list:
+    """The per-member entries of a family: a list in member order, or (for an index set
+    with names) a mapping of member name to entry."""
+    names = member_names(g, per)
+    if isinstance(value, Mapping) and per != "player":
+        unknown = [str(k) for k in value if k not in names]
+        if unknown:
+            raise fail(path, f"{what}: {show_value(unknown[0])} is not a {per}; members: "
+                             f"{', '.join(names)}")
+        return [value.get(name) for name in names]
+    if not isinstance(value, list) or len(value) != n:
+        raise fail(path, f"{what} is one per {per}: give a list of {n} entries "
+                         f"({', '.join(names)})")
+    return value
+
+
+def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]], fail
+           ) -> list[list[int]]:
+    kinds = g.kinds
+    index = {k.name: i for i, k in enumerate(kinds)}
+    total = [k.copies for k in kinds]
+    placed = [0] * len(kinds)
+    Z: list[Any] = [None] * layout.n_zones
+    decl_of: list[ir.ZoneDecl] = [d for d in g.zones for _ in range(layout.zone_count[d.name])]
+    label: list[tuple[str, tuple]] = []
+    for d in g.zones:
+        names = member_names(g, d.per)
+        for j in range(layout.zone_count[d.name]):
+            path = ("zones", d.name) if d.per is None else ("zones", d.name, j)
+            label.append((d.name if d.per is None else f"{d.name}[{names[j]}]", path))
     for name in zones:
-        if name not in L.zone_base:
-            raise fail(f"unknown zone {name!r}; zones: {', '.join(L.zone_base)}")
-    for z in g.ir.zones:
-        base, n = L.zone_base[z.name], L.zone_count[z.name]
-        value = zones.get(z.name)
-        if value == "rest":
-            if z.per is not None:
-                raise fail(f"zone {z.name}: only a shared zone can be 'rest'")
-            if z.holds in rest.values():
-                raise fail(f"zone {z.name}: only one zone of {z.holds} can be 'rest'")
-            rest[z.name] = z.holds
-            continue
-        entries = [value] if z.per is None else (value if value is not None else [None] * n)
-        if z.per is not None and (not isinstance(entries, list) or len(entries) != n):
-            raise fail(f"zone {z.name} is one per {z.per}: give a list of {n} entries")
-        for j, entry in enumerate(entries):
-            Z[base + j] = _zone_content(g, z, entry, placed, fail, f"{z.name}[{j}]"
-                                        if z.per else z.name)
-    for name in rest:
-        z = next(x for x in g.ir.zones if x.name == name)
-        base = L.zone_base[name]
-        left = [max(t - p, 0) if g.ir.kinds[k].item_class == z.holds else 0
-                for k, (t, p) in enumerate(zip(total, placed, strict=True))]
-        if z.order == "pile":
-            Z[base] = [k for k, c in enumerate(left) for _ in range(c)]
+        if name not in layout.zone_base:
+            raise fail(("zones", name), f"unknown zone {show_value(name)}; zones: "
+                                        f"{', '.join(layout.zone_base)}")
+    rest_of: dict[str, int] = {}  # item class -> the zone slot that takes the rest
+    tops: dict[int, list[int]] = {}
+    for d in g.zones:
+        base, n = layout.zone_base[d.name], layout.zone_count[d.name]
+        if d.name not in zones:
+            entries: list[Any] = [_SETUP] * n
+        elif d.per is None:
+            entries = [zones[d.name]]
         else:
-            Z[base] = left
+            value = zones[d.name]
+            if value == "rest":
+                raise fail(("zones", d.name), f"zone {d.name} is one per {d.per}: give one "
+                                              "entry each; one of them may be rest")
+            entries = _members(g, d.per, value, n, fail, ("zones", d.name), f"zone {d.name}")
+        for j, entry in enumerate(entries):
+            slot = base + j
+            text, path = label[slot]
+            if entry is None:
+                entry = _SETUP
+            if entry is _SETUP:
+                Z[slot] = _SETUP
+                continue
+            top: list[Any] | None = None
+            if entry == "rest":
+                top = []
+            elif isinstance(entry, Mapping) and d.order == "pile":
+                top = _pile_with_rest(entry, fail, path, text)
+                if top is None:
+                    entry = entry["top"]
+            if top is not None:
+                if d.holds in rest_of:
+                    other = label[rest_of[d.holds]][0]
+                    raise fail(path, f"zone {text}: only one zone of {d.holds} can take the "
+                                     f"rest; {other} already does")
+                rest_of[d.holds] = slot
+                tops[slot] = _items(top, d, index, kinds, fail, path, text, placed)
+                continue
+            Z[slot] = _content(entry, d, index, kinds, fail, path, text, placed)
+    # Zones left out: what the set-up put there, as far as it is still unplaced.
+    for slot, content in enumerate(Z):
+        if content is not _SETUP:
+            continue
+        d = decl_of[slot]
+        source = start[slot]
+        if d.order == "pile":
+            keep = []
+            for k in source:
+                if placed[k] < total[k]:
+                    keep.append(k)
+                    placed[k] += 1
+            Z[slot] = keep
+        else:
+            bag = [0] * len(kinds)
+            for k, c in enumerate(source):
+                take = min(c, total[k] - placed[k]) if c else 0
+                if take > 0:
+                    bag[k] = take
+                    placed[k] += take
+            Z[slot] = bag
+    for holds, slot in rest_of.items():
+        d = decl_of[slot]
+        left = [max(total[k] - placed[k], 0) if kinds[k].item_class == holds else 0
+                for k in range(len(kinds))]
         for k, c in enumerate(left):
             placed[k] += c
+        if d.order == "pile":
+            Z[slot] = [k for k, c in enumerate(left) for _ in range(c)] + tops[slot]
+        else:
+            bag = left
+            for k in tops[slot]:
+                bag[k] += 1
+            Z[slot] = bag
     for k, (t, p) in enumerate(zip(total, placed, strict=True)):
-        if t != p:
-            raise fail(f"the situation holds {p} of {g.kind_names[k]!r} but the game has {t}; "
-                       "every card and token must be placed once (use 'rest' for a leftover zone)")
-    V: list[Any] = [0] * L.n_vars
-    V[1] = 1
-    g.ns["init_vars"]([z for z in Z], V)
-    V[0] = _player(data.get("active", 0), P, fail, "active")
-    V[1] = data.get("round", 1)
-    V[2] = _player(data.get("last_actor", 0), P, fail, "last_actor")
-    vars_ = data.get("vars", {}) or {}
-    decls = {v.name: v for v in g.ir.vars}
-    for name, value in vars_.items():
-        if name not in decls:
-            raise fail(f"unknown variable {name!r}; variables: {', '.join(decls) or 'none'}")
-        v = decls[name]
-        base, n = L.var_base[name], L.var_count[name]
-        values = [value] if v.per is None else value
-        if not isinstance(values, list) or len(values) != n:
-            raise fail(f"variable {name} is one per {v.per}: give a list of {n} values")
-        for j, x in enumerate(values):
-            V[base + j] = _typed(v.type, x, P, fail, name, g)
-    return State(g, tuple(Z), tuple(V), bool(data.get("terminal", False)),
-                 int(data.get("seed", 0)), 0)
+        if p > t:
+            raise fail(("zones",), f"the situation holds {p} of {kinds[k].name!r} but the game "
+                                   f"has {t}")
+        if p < t:
+            raise fail(("zones",), f"{t - p} of {kinds[k].name!r} (of {t}) are placed nowhere; "
+                                   f"say where: list them, or let one zone of {kinds[k].item_class} "
+                                   "take the rest ('rest', or a pile's {top: [...], rest: true})")
+    return Z
 
 
-def _zone_content(g: Game, z: Any, entry: Any, placed: list[int], fail, label: str) -> list[int]:
-    index = {n: i for i, n in enumerate(g.kind_names)}
+def _pile_with_rest(entry: Mapping, fail, path: tuple, text: str) -> list | None:
+    """`{top: [...], rest: true}`: the top cards of a pile (bottom first), the rest below.
+    Returns the top list when `rest` is true, None for `rest: false` (just the list)."""
+    keys = set(entry)
+    if not keys <= {"top", "rest"} or "top" not in keys:
+        raise fail(path, f"zone {text} is a pile: give a list of kinds (bottom first), 'rest', "
+                         "or {top: [...], rest: true}")
+    rest = entry.get("rest", False)
+    if not isinstance(rest, bool):
+        raise fail(path, f"zone {text}: rest is true or false, found {show_value(rest)}")
+    if not isinstance(entry["top"], list):
+        raise fail(path, f"zone {text}: top is a list of kinds, bottom first")
+    return list(entry["top"]) if rest else None
 
-    def kind(name: Any) -> int:
-        key = str(name)
-        if key not in index:
-            raise fail(f"zone {label}: unknown kind {name!r}; kinds: {', '.join(g.kind_names)}")
-        k = index[key]
-        if g.ir.kinds[k].item_class != z.holds:
-            raise fail(f"zone {label} holds {z.holds}; {key!r} is not one of them")
-        return k
 
-    if z.order == "pile":
-        if entry is None:
-            return []
+def _kind(name: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds, fail, path: tuple,
+          text: str) -> int:
+    key = str(name) if isinstance(name, str) or (
+        isinstance(name, int) and not isinstance(name, bool) and name.bit_length() <= 64) else None
+    if key is None or key not in index:
+        raise fail(path, f"zone {text}: unknown kind {show_value(name)}; kinds: "
+                         f"{', '.join(k.name for k in kinds)}"[:300])
+    k = index[key]
+    if kinds[k].item_class != d.holds:
+        raise fail(path, f"zone {text} holds {d.holds}; {key!r} is not one of them")
+    return k
+
+
+def _items(items: list, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: str,
+           placed: list[int]) -> list[int]:
+    out = [_kind(x, d, index, kinds, fail, path, text) for x in items]
+    for k in out:
+        placed[k] += 1
+    return out
+
+
+def _content(entry: Any, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: str,
+             placed: list[int]) -> list[int]:
+    if d.order == "pile":
         if not isinstance(entry, list):
-            raise fail(f"zone {label} is a pile: give a list of kinds, bottom first")
-        out = [kind(x) for x in entry]
-        for k in out:
-            placed[k] += 1
-        return out
-    bag = [0] * len(g.kind_names)
-    if entry is None:
-        return bag
+            raise fail(path, f"zone {text} is a pile: give a list of kinds (bottom first), "
+                             "'rest', or {top: [...], rest: true}")
+        return _items(entry, d, index, kinds, fail, path, text, placed)
     if not isinstance(entry, Mapping):
-        raise fail(f"zone {label} is a bag: give a mapping of kind to count")
+        raise fail(path, f"zone {text} is a bag: give a mapping of kind to count, or 'rest'")
+    bag = [0] * len(kinds)
     for name, count in entry.items():
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise fail(f"zone {label}: the count of {name!r} must be a whole number >= 0")
-        k = kind(name)
+        k = _kind(name, d, index, kinds, fail, path, text)
+        if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_NUMBER:
+            raise fail(path, f"zone {text}: the count of {show_value(name)} must be a whole number "
+                             f"from 0 to {MAX_NUMBER}")
         bag[k] += count
         placed[k] += count
     return bag
 
 
-def _player(value: Any, players: int, fail, name: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
-        raise fail(f"{name} must be a seat from 0 to {players - 1}, found {value!r}")
-    return value
+# ------------------------------------------------------------- consistency
+@attrs.frozen
+class Problem:
+    """Why a well-typed state cannot happen: `kind` is invariant (a spec invariant fails or
+    cannot be evaluated), round_end (a round-end condition holds between turns) or
+    terminal (the game is said to be over, but no game-end condition holds)."""
+
+    kind: str
+    name: str
+    reason: str
 
 
-def _typed(t: Any, value: Any, players: int, fail, name: str, g: Game) -> Any:
-    if t.name == "bool":
-        if not isinstance(value, bool):
-            raise fail(f"variable {name} is true or false, found {value!r}")
-        return value
-    if t.name == "player":
-        return _player(value, players, fail, name)
-    if t.name == "int":
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise fail(f"variable {name} is a whole number, found {value!r}")
-        return value
-    allowed = g.ir.enums.get(t.ref, ())
-    if value not in allowed:
-        raise fail(f"variable {name} is one of {', '.join(allowed)}, found {value!r}")
-    return value
+def problems(z: Sequence[list[int]], v: Sequence[Any], terminal: bool,
+             invariants: Sequence[tuple[str, Callable]],
+             round_end: Sequence[tuple[str, Callable]],
+             game_end: Sequence[tuple[str, Callable]]) -> list[Problem]:
+    """Everything that makes a well-typed state impossible (empty if nothing does)."""
+    from .errors import ModelError
+
+    out = []
+
+    def holds(fn: Callable) -> bool | str:
+        try:
+            return bool(fn(z, v))
+        except ModelError as exc:
+            return f"cannot be evaluated: {exc}"
+
+    for name, fn in invariants:
+        ok = holds(fn)
+        if ok is not True:
+            out.append(Problem("invariant", name, "fails" if ok is False else str(ok)))
+    if terminal:
+        if game_end and not any(holds(fn) is True for _, fn in game_end):
+            out.append(Problem("terminal", "terminal", "the situation says the game is over, but "
+                               "no game-end condition holds (" + ", ".join(n for n, _ in game_end)
+                               + ")"))
+    else:
+        for name, fn in round_end:
+            if holds(fn) is True:
+                out.append(Problem("round_end", name, f"the round-end condition {name} holds, but "
+                                   "a round that ends is scored and the next one dealt at once"))
+    return out

@@ -33,6 +33,7 @@ import yaml
 
 import model
 from model import IllegalAction, State
+from properties.concrete.clarify import outcome_problems
 
 SITUATIONS = Path(__file__).parent / "situations"
 
@@ -62,17 +63,5 @@ def run_scenario(path: Path) -> None:
 
 
 def _compare(state: State, expect: dict[str, Any], label: str) -> None:
-    d = state.to_dict()
-    for key in ("active", "round", "terminal"):
-        if key in expect:
-            assert d[key] == expect[key], f"{label}: {key} is {d[key]}, expected {expect[key]}"
-    for section in ("zones", "vars"):
-        for name, value in (expect.get(section) or {}).items():
-            assert d[section][name] == value, (
-                f"{label}: {name} is {d[section][name]}, expected {value}")
-    if "scores" in expect:
-        assert list(state.scores) == expect["scores"], f"{label}: scores {state.scores}"
-    if "winners" in expect:
-        assert list(state.winners) == expect["winners"], f"{label}: winners {state.winners}"
-    if "legal" in expect:
-        assert [str(a) for a in state.legal_actions()] == expect["legal"], label
+    problems = outcome_problems(state, expect, label)
+    assert not problems, "\n".join(problems)

@@ -53,8 +53,9 @@ def test_legal_lists_actions_and_effects(tmp_path: Path) -> None:
     assert "discard" in lines[1] and "active 0 -> 1" in lines[1]
 
 
-def test_check_prints_the_table_and_exits_0() -> None:
-    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none")
+def test_check_prints_the_table_and_exits_0(tmp_path: Path) -> None:
+    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none",
+                       "--replays", str(tmp_path / "replays"))  # tests write only to tmp
     assert code == 0, out
     for prop in ("conservation", "legal_move", "round_ends", "invariants"):
         assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop
@@ -63,8 +64,10 @@ def test_check_prints_the_table_and_exits_0() -> None:
 
 def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     text = (Path(__file__).parent.parent / "spec" / "lama.yaml").read_text()
-    # Quitting forgets to take the player out of the round: rounds need not end.
-    broken = text.replace("      - quit[active] = True\n", "", 1)
+    # Quitting forgets to take the player out of the round (and their cards off them):
+    # rounds need not end.
+    broken = text.replace("      - move_all(hand[active], out[active])\n      - quit[active] = True\n",
+                          "", 1)
     assert broken != text
     spec = tmp_path / "noquit.yaml"
     spec.write_text(broken.replace("game: lama", "game: noquit"))

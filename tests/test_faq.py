@@ -7,11 +7,13 @@ import random
 
 import model
 from model import ir
-from properties.cli.faq import faq_markdown, find_divergence
+from properties.faq.entries import build
+from properties.faq.markdown import render
+from properties.faq.search import find_divergence
 
 
 def test_faq_lists_every_ambiguity_with_its_ruling() -> None:
-    text = faq_markdown("lama", players=3, games=5)
+    text = render(build("lama", players=3, games=5))
     g = model.load_ir("lama", players=3)
     for amb in g.ambiguities:
         assert f"id `{amb.id}`" in text

@@ -2,7 +2,8 @@
 
 Every expected value below is worked out from the rulebook text (and, where the text is
 silent, from the ambiguity's named default or variant), not copied from the model's output.
-Board positions count from 0 along the word: 0 L, 1 A, 2 M, 3 B, 4 A, 5 D, 6 A. Seats are
+Board positions count from 0 along the word: 0 L, 1 A, 2 M, 3 B, 4 A, 5 D, 6 A; actions
+name them L, A1, M, B, A2, D, A3 (the spec's position names). Seats are
 clockwise, so a player's left neighbour is the next seat.
 """
 
@@ -23,10 +24,13 @@ SPEC = ROOT / "spec" / "lambada.yaml"
 SITUATIONS = Path(__file__).resolve().parent / "situations" / "lambada"
 
 
-def situation(name: str, variants: dict[str, str] | None = None, **vars_: object):
-    """The situation file `name`, loaded for its player count, with variables overridden."""
+def situation(name: str, variants: dict[str, str] | None = None, zones: dict | None = None,
+              **vars_: object):
+    """The situation file `name`, loaded for its player count, with zones and variables
+    overridden."""
     data = yaml.safe_load((SITUATIONS / f"{name}.yaml").read_text(encoding="utf-8"))
     data.setdefault("vars", {}).update(vars_)
+    data.setdefault("zones", {}).update(zones or {})
     game = model.load(SPEC, players=data["players"], variants=variants)
     return game.state_from_dict(data, where=name)
 
@@ -66,12 +70,12 @@ def test_a_card_goes_only_on_a_position_with_its_letter():
     s = situation("turn")
     # L16-L17: the letter must match; the three A positions all take an A; the colour is free.
     assert legal(s) == {
-        "play blue_A on 1", "play blue_A on 4", "play blue_A on 6",
-        "play green_A on 1", "play green_A on 4", "play green_A on 6",
-        "play yellow_B on 3", "play orange_M on 2", "play red_D on 5",
+        "play blue_A on A1", "play blue_A on A2", "play blue_A on A3",
+        "play green_A on A1", "play green_A on A2", "play green_A on A3",
+        "play yellow_B on B", "play orange_M on M", "play red_D on D",
     }
     with pytest.raises(IllegalAction):
-        do(s, "play yellow_B on 2")
+        do(s, "play yellow_B on M")
     with pytest.raises(IllegalAction):
         do(s, "pass yellow_B")
 
@@ -79,7 +83,7 @@ def test_a_card_goes_only_on_a_position_with_its_letter():
 def test_matching_colour_passes_one_card_to_the_left():
     s = situation("turn")
     # blue shows on position 0 and red, not blue, is forbidden: scenario 1 (L20, L22).
-    s = do(s, "play blue_A on 4")
+    s = do(s, "play blue_A on A2")
     assert board(s)[4] == ["orange_A", "blue_A"]
     assert var(s, "outcome") == "match"
     assert s.active_player == 0  # still player 0: now the card to pass
@@ -92,14 +96,14 @@ def test_matching_colour_passes_one_card_to_the_left():
 
 
 def test_another_matching_colour_also_passes():
-    s = do(situation("turn"), "play orange_M on 2")  # orange shows on position 4
+    s = do(situation("turn"), "play orange_M on M")  # orange shows on position 4
     assert var(s, "phase") == "pass"
     assert board(s)[2] == ["red_M", "orange_M"]
 
 
 def test_colour_not_showing_draws_one():
     s = situation("turn")
-    s = do(s, "play yellow_B on 3")  # no yellow shows and yellow is not forbidden (L27)
+    s = do(s, "play yellow_B on B")  # no yellow shows and yellow is not forbidden (L27)
     assert var(s, "outcome") == "new_colour"
     assert board(s)[3] == ["yellow_B"]
     assert hand(s, 0) == Counter({"blue_A": 1, "green_A": 1, "orange_M": 1, "red_D": 1, "red_B": 1})
@@ -110,7 +114,7 @@ def test_colour_not_showing_draws_one():
 def test_forbidden_colour_draws_three_even_when_the_colour_shows():
     s = situation("turn")
     # red shows twice, but red is the draw pile's top colour (L30, L39): draw three, no pass.
-    s = do(s, "play red_D on 5")
+    s = do(s, "play red_D on D")
     assert var(s, "outcome") == "forbidden"
     assert hand(s, 0) == Counter({"blue_A": 1, "green_A": 1, "yellow_B": 1, "orange_M": 1,
                                   "red_B": 1, "yellow_L": 1, "green_B": 1})
@@ -120,26 +124,26 @@ def test_forbidden_colour_draws_three_even_when_the_colour_shows():
 
 def test_fifth_colour_draws_three_and_passes_nothing():
     s = situation("fifth")
-    s = do(s, "play purple_D on 5")  # a fifth purple shows (L24)
+    s = do(s, "play purple_D on D")  # a fifth purple shows (L24)
     assert var(s, "outcome") == "fifth"
     assert hand(s, 0) == Counter({"purple_A": 2, "blue_A": 1, "orange_B": 1, "pink_B": 1,
                                   "yellow_B": 1})
     assert draw(s) == ["blue_B"]
     assert s.active_player == 1
-    s = do(situation("fifth"), "play purple_A on 4")  # on a grey card: also the fifth purple
+    s = do(situation("fifth"), "play purple_A on A2")  # on a grey card: also the fifth purple
     assert var(s, "outcome") == "fifth"
     assert sum(hand(s, 0).values()) == 6
 
 
 def test_covering_a_purple_with_a_purple_keeps_four_and_matches():
-    s = do(situation("fifth"), "play purple_A on 1")
+    s = do(situation("fifth"), "play purple_A on A1")
     assert var(s, "outcome") == "match"  # still four purples: an ordinary match
     assert var(s, "phase") == "pass"
 
 
 def test_forbidden_and_fifth_at_once_cost_three_not_six():
     s = situation("fifth_forbidden")  # purple is forbidden and four purples show
-    s = do(s, "play purple_D on 5")
+    s = do(s, "play purple_D on D")
     # L41: only the worst penalty, and both are three cards.
     assert sum(hand(s, 0).values()) == 3 - 1 + 3
     assert draw(s) == ["blue_B"]
@@ -153,7 +157,7 @@ def test_forbidden_and_fifth_at_once_cost_three_not_six():
 ])
 def test_five_already_showing(variant, outcome, cards):
     s = situation("five_showing", variant and {"fifth_colour_count": variant})
-    s = do(s, "play purple_A on 1")
+    s = do(s, "play purple_A on A1")
     assert var(s, "outcome") == outcome
     assert sum(hand(s, 0).values()) == cards
 
@@ -165,7 +169,7 @@ def test_five_already_showing(variant, outcome, cards):
 ])
 def test_covering_the_only_card_of_a_colour(variant, outcome, phase, cards):
     s = situation("covered_colour", variant and {"colour_already_showing": variant})
-    s = do(s, "play blue_A on 1")
+    s = do(s, "play blue_A on A1")
     assert var(s, "outcome") == outcome
     assert var(s, "phase") == phase
     assert sum(hand(s, 0).values()) == cards
@@ -174,7 +178,7 @@ def test_covering_the_only_card_of_a_colour(variant, outcome, phase, cards):
 # ---------------------------------------------------------------- draw pile
 def test_empty_draw_pile_is_rebuilt_from_under_the_top_layer():
     s = situation("reshuffle")  # draw pile [green_A, orange_A]: orange forbidden
-    s = do(s, "play orange_D on 5")
+    s = do(s, "play orange_D on D")
     # Two cards come off the pile, then L43: the cards under the top layer (red A and blue A
     # under the pink A, green M under the yellow M) are shuffled into a new pile, and the third
     # card comes from it.
@@ -190,7 +194,7 @@ def test_empty_draw_pile_is_rebuilt_from_under_the_top_layer():
 
 def test_short_pile_draw_available_variant():
     s = situation("reshuffle", {"draw_three_from_short_pile": "draw_available"})
-    s = do(s, "play orange_D on 5")
+    s = do(s, "play orange_D on D")
     assert hand(s, 0) == Counter({"purple_A": 1, "orange_A": 1, "green_A": 1})
     assert Counter(draw(s)) == Counter({"red_A": 1, "blue_A": 1, "green_M": 1})  # rebuilt after
 
@@ -202,7 +206,7 @@ def test_short_pile_draw_available_variant():
 ])
 def test_refill_timing(variant, pile):
     s = situation("refill_timing", variant and {"refill_timing": variant})
-    s = do(s, "play yellow_D on 5")  # a new colour: draw the last card of the pile
+    s = do(s, "play yellow_D on D")  # a new colour: draw the last card of the pile
     assert hand(s, 0) == Counter({"purple_A": 1, "orange_A": 1})
     assert Counter(draw(s)) == Counter(pile)
     under = [] if pile else ["red_A", "blue_A"]  # rebuilt now, or left for the next draw
@@ -211,7 +215,7 @@ def test_refill_timing(variant, pile):
 
 def test_nothing_under_the_top_layer_skips_the_draws():
     s = situation("nothing_under")
-    s = do(s, "play orange_D on 5")  # forbidden: one card is there, then nothing to rebuild
+    s = do(s, "play orange_D on D")  # forbidden: one card is there, then nothing to rebuild
     assert hand(s, 0) == Counter({"purple_A": 1, "orange_A": 1})
     assert draw(s) == []
     assert s.round == 1 and s.active_player == 1
@@ -219,7 +223,7 @@ def test_nothing_under_the_top_layer_skips_the_draws():
 
 def test_nothing_under_the_top_layer_round_void_variant():
     s = situation("nothing_under", {"nothing_under_top_layer": "round_void"})
-    s = do(s, "play orange_D on 5")
+    s = do(s, "play orange_D on D")
     assert s.round == 2
     assert s.scores == (0, 0, 0, 0)
     assert zones(s)["supply"] == {"victory": 8}
@@ -230,14 +234,14 @@ def test_nothing_under_the_top_layer_round_void_variant():
     (None, "match"), ("none", "match"), ("last_top", "forbidden")])
 def test_forbidden_colour_with_an_empty_draw_pile(variant, outcome):
     s = situation("empty_draw_forbidden", variant and {"forbidden_when_draw_empty": variant})
-    s = do(s, "play orange_D on 5")  # orange shows on position 3
+    s = do(s, "play orange_D on D")  # orange shows on position 3
     assert var(s, "outcome") == outcome
 
 
 def test_a_player_without_cards_is_skipped_until_a_card_is_passed_to_them():
-    s = do(situation("skip"), "play yellow_D on 5")  # new colour, draw one
+    s = do(situation("skip"), "play yellow_D on D")  # new colour, draw one
     assert s.active_player == 2  # player 1 holds nothing
-    s = do(situation("skip"), "play blue_A on 1", "pass green_A")  # the pass goes to player 1
+    s = do(situation("skip"), "play blue_A on A1", "pass green_A")  # the pass goes to player 1
     assert hand(s, 1) == Counter({"green_A": 1})
     assert s.active_player == 1
 
@@ -245,7 +249,7 @@ def test_a_player_without_cards_is_skipped_until_a_card_is_passed_to_them():
 # ------------------------------------------------------------ end of a round
 def test_win_by_playing_the_last_card():
     s = situation("last_card_win")
-    s = do(s, "play blue_A on 4")  # blue shows, not forbidden, and no grey card is left (L33)
+    s = do(s, "play blue_A on A2")  # blue shows, not forbidden, and no grey card is left (L33)
     assert s.round == 2
     assert s.scores == (1, 0, 0, 0)
     assert zones(s)["won"][0] == {"victory": 1}
@@ -258,7 +262,7 @@ def test_win_by_playing_the_last_card():
 
 def test_failed_win_grey_card_still_showing():
     s = situation("last_card_win")
-    s = do(s, "play blue_A on 1")  # a match, but position 4 is still grey (L40)
+    s = do(s, "play blue_A on A1")  # a match, but position 4 is still grey (L40)
     assert s.round == 1
     assert hand(s, 0) == Counter({"orange_L": 1})
     assert s.active_player == 1
@@ -266,7 +270,7 @@ def test_failed_win_grey_card_still_showing():
 
 def test_failed_win_last_card_not_following_a_colour():
     s = situation("last_card_new_colour")
-    s = do(s, "play purple_A on 4")  # every grey card covered, but purple shows nowhere (L40)
+    s = do(s, "play purple_A on A2")  # every grey card covered, but purple shows nowhere (L40)
     assert s.round == 1
     assert hand(s, 0) == Counter({"orange_L": 1})  # one card, not 1 + 1 (L41)
     assert s.active_player == 1
@@ -274,14 +278,14 @@ def test_failed_win_last_card_not_following_a_colour():
 
 def test_last_card_of_the_forbidden_colour_draws_three():
     s = situation("last_card_forbidden")
-    s = do(s, "play orange_A on 4")
+    s = do(s, "play orange_A on A2")
     assert s.round == 1
     assert hand(s, 0) == Counter({"orange_L": 1, "purple_L": 1, "purple_B": 1})  # 3, not 4
 
 
 def test_win_by_passing_the_last_card():
     s = situation("pass_last")
-    s = do(s, "play blue_A on 4")
+    s = do(s, "play blue_A on A2")
     assert s.round == 1 and var(s, "phase") == "pass"
     s = do(s, "pass green_D")  # the hand is empty and every grey card is covered (L33)
     assert s.round == 2
@@ -290,7 +294,7 @@ def test_win_by_passing_the_last_card():
 
 
 def test_passing_the_last_card_with_grey_showing_draws_one():
-    s = do(situation("pass_last_grey"), "play blue_A on 4", "pass green_D")
+    s = do(situation("pass_last_grey"), "play blue_A on A2", "pass green_D")
     assert s.round == 1
     assert hand(s, 1)["green_D"] == 1
     assert hand(s, 0) == Counter({"orange_L": 1})  # default pass_last_card: draw_one
@@ -299,7 +303,7 @@ def test_passing_the_last_card_with_grey_showing_draws_one():
 
 def test_passing_the_last_card_no_draw_variant():
     s = situation("pass_last_grey", {"pass_last_card": "no_draw"})
-    s = do(s, "play blue_A on 4", "pass green_D")
+    s = do(s, "play blue_A on A2", "pass green_D")
     assert s.round == 1
     assert hand(s, 0) == Counter()
     assert s.active_player == 1
@@ -308,7 +312,7 @@ def test_passing_the_last_card_no_draw_variant():
 def test_passing_the_last_card_with_nothing_to_draw_anywhere():
     # The draw pile is empty and nothing lies under the top cards (L43 has nothing to
     # rebuild it from): the draw that passing the last card costs (L40) does not happen.
-    s = do(situation("pass_last_nothing_under"), "play blue_A on 4")
+    s = do(situation("pass_last_nothing_under"), "play blue_A on A2")
     assert var(s, "phase") == "pass"
     s = do(s, "pass green_D")
     assert s.round == 1
@@ -319,7 +323,7 @@ def test_passing_the_last_card_with_nothing_to_draw_anywhere():
 
 def test_passing_the_last_card_with_nothing_to_draw_round_void_variant():
     s = situation("pass_last_nothing_under", {"nothing_under_top_layer": "round_void"})
-    s = do(s, "play blue_A on 4", "pass green_D")
+    s = do(s, "play blue_A on A2", "pass green_D")
     assert s.round == 2
     assert s.scores == (0, 0, 0, 0)
     assert s.active_player == 2  # the round's starter starts again
@@ -327,35 +331,37 @@ def test_passing_the_last_card_with_nothing_to_draw_round_void_variant():
 
 # ----------------------------------------------------------------- the match
 def test_match_end_with_four_players_needs_three_wins():
-    s = do(situation("match_end_4"), "play blue_A on 4")
+    s = do(situation("match_end_4"), "play blue_A on A2")
     assert s.is_terminal
     assert s.scores == (3, 1, 2, 0)
     assert s.winners == (0,)
 
 
 def test_two_wins_do_not_end_a_four_player_match():
-    s = do(situation("match_end_4", wins=[1, 1, 2, 0]), "play blue_A on 4")
+    tokens = {"won": [{"victory": 1}, {"victory": 1}, {"victory": 2}, {}],
+              "supply": {"victory": 4}}  # a token per win (L33)
+    s = do(situation("match_end_4", zones=tokens, wins=[1, 1, 2, 0]), "play blue_A on A2")
     assert not s.is_terminal
     assert s.scores == (2, 1, 2, 0)
     assert s.round == 7 and s.active_player == 0
 
 
 def test_match_end_with_five_players_needs_two_wins():
-    s = do(situation("match_end_5"), "play blue_A on 4")
+    s = do(situation("match_end_5"), "play blue_A on A2")
     assert s.is_terminal
     assert s.scores == (2, 0, 1, 0, 0)
     assert s.winners == (0,)
 
 
 def test_a_win_without_a_token_left_counts_by_default():
-    s = do(situation("token_shortage"), "play blue_A on 4")
+    s = do(situation("token_shortage"), "play blue_A on A2")
     assert s.is_terminal and s.winners == (0,)
     assert zones(s)["won"][0] == {"victory": 2}  # no ninth token
 
 
 def test_a_win_without_a_token_left_token_needed_variant():
     s = situation("token_shortage", {"victory_token_shortage": "token_needed"})
-    s = do(s, "play blue_A on 4")
+    s = do(s, "play blue_A on A2")
     assert not s.is_terminal
     assert s.scores == (2, 2, 2, 2)
     assert s.round == 10
@@ -458,8 +464,8 @@ def test_setup_rightmost_a_variant():
 def test_a_round_can_return_to_an_earlier_state():
     """No measure can bound a round: six plays bring back the very same state."""
     start = situation("cycle")
-    s = do(start, "play blue_A on 1", "play yellow_A on 1", "play red_A on 1",
-           "play blue_A on 1", "play yellow_A on 1", "play red_A on 1")
+    s = do(start, "play blue_A on A1", "play yellow_A on A1", "play red_A on A1",
+           "play blue_A on A1", "play yellow_A on A1", "play red_A on A1")
     assert s == start
 
 

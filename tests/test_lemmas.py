@@ -51,8 +51,8 @@ def test_every_effect_of_every_spec_is_proved() -> None:
                 spec, stmt)
 
 
-def test_an_effect_that_loses_a_card_is_not_proved() -> None:
-    g = model.load_ir(MUTANTS / "lama_loses_card.yaml", players=3)
+def test_an_effect_that_misplaces_a_card_is_not_proved() -> None:
+    g = model.load_ir(MUTANTS / "lama_card_among_chips.yaml", players=3)
     enc = Machine(g).enc
     play = next(a for a in g.actions if a.name == "play")
     stmt = _effect(play.effects, "move", "card")

@@ -291,7 +291,15 @@ def test_two_players_one_out_of_cards_is_skipped():
 
 
 def test_two_players_one_out_of_cards_break_now_variant():
-    s = act(situation("out_of_cards_2p", 2, out_of_cards_2p="break_now"), "play blue1")
+    # Under break_now the situation out_of_cards_2p cannot happen (the bout breaks as soon
+    # as player 0 runs out of cards), so here player 0 plays that last card.
+    data = yaml.safe_load((SITUATIONS / "out_of_cards_2p.yaml").read_text(encoding="utf-8"))
+    data.update(active=0, last_actor=1)
+    data["zones"]["hand"] = [{"blue2": 1}, {"blue1": 1, "red1": 1}]
+    game = model.load(str(SPEC), players=2, variants={"out_of_cards_2p": "break_now"})
+    with pytest.raises(model.SpecError, match="one_holder_left holds"):
+        situation("out_of_cards_2p", 2, out_of_cards_2p="break_now")
+    s = act(game.state_from_dict(data), "play blue2")
     assert s.round == 2
     assert var(s, "outcome") == "break"
     assert middle(s) == 2

@@ -34,6 +34,20 @@ BREAKAGES = [
      "lama.en has lines 1 to"),
     ("dunder", "follows(card, top(discard))\"", "follows(card, top(discard)).__class__\"",
      "attribute names starting with '_' are not allowed"),
+    ("example_unknown_variant", "      legal: [play 3, draw, quit]\n",
+     "      variants: {empty_stock: shuffle}\n      legal: [play 3, draw, quit]\n",
+     "no variant empty_stock=shuffle"),
+    ("claim_condition_unknown_name", "parts_only_when: empty(stock)",
+     "parts_only_when: empty(stok)", "unknown name 'stok'"),
+    ("claim_unknown_part", "        differs_in: [legal]\n        parts_only_when",
+     "        differs_in: [legals]\n        parts_only_when", "expected one of components"),
+    ("clarification_id_taken", "  - id: draw_instead_of_playing", "  - id: empty_stock",
+     "already the id"),
+    ("claim_on_the_ruling", "      reshuffle:\n        set: {reshuffle_discard: true}",
+     "        differs_in: [legal]\n      reshuffle:\n        set: {reshuffle_discard: true}",
+     "the default reading is the ruling"),
+    ("situation_path_absolute", "situation: ../tests/situations/lama/free_choice.yaml",
+     "situation: /etc/free_choice.yaml", "does not have the expected form"),
 ]
 
 

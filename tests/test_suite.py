@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_mutants import fault
 
 import model
 from properties.cli import main
@@ -161,10 +162,11 @@ def test_seed_only_replays_still_work(tmp_path):
 
 
 def test_recorded_shuffles_replay_exactly(tmp_path):
-    outcome = run_config(MUTANTS / "lama_draw_duplicates.yaml", Config(2), "ci",
-                         checks=["conservation"], examples=10)["conservation"]
-    data = outcome.replay
-    game, states = tr.replay(data)
+    with fault("lama_draw_duplicates"):  # a broken back end (tests/test_mutants.py)
+        outcome = run_config(MUTANTS / "lama_draw_duplicates.yaml", Config(2), "ci",
+                             checks=["conservation"], examples=10)["conservation"]
+        data = outcome.replay
+        game, states = tr.replay(data)
     assert game.total_counts(states[-1]) != [k.copies for k in game.ir.kinds]
     assert data["shuffles"] and all(len(s) == len(data["shuffles"][0])
                                     for s in data["shuffles"][:1])
@@ -255,21 +257,27 @@ def test_plugin_variants_option_picks_the_combinations(pytester):
                                     "-q", "--rulespec-variants", how, "spec")
         configs = configurations(g, PROFILES["ci"], variants=how)
         assert f"{len(CHECKS) * len(configs)} tests collected" in result.stdout.str(), how
-    sizes = {how: len(configurations(g, PROFILES["ci"], variants=how))
-             for how in ("sample", "pairwise", "all")}
-    assert sizes["sample"] < sizes["pairwise"] < sizes["all"]
+    chosen = {how: configurations(g, PROFILES["ci"], variants=how)
+              for how in ("sample", "pairwise", "all")}
+    # pairwise may need no more rows than sample (one per variant) when few ambiguities
+    # have more than two readings, but it combines them: the configurations differ
+    assert len(chosen["sample"]) <= len(chosen["pairwise"]) < len(chosen["all"])
+    assert set(chosen["sample"]) != set(chosen["pairwise"])
 
 
 def test_plugin_failure_shows_the_trace_and_writes_a_replay(pytester):
     _spec_copy(pytester.path / "spec" / "dup.yaml", MUTANTS / "lama_draw_duplicates.yaml")
-    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET, "--rulespec-examples", "10",
-                                "--rulespec-steps", "20", "spec/dup.yaml::conservation[players=2]")
+    with fault("lama_draw_duplicates"):  # a broken back end (tests/test_mutants.py)
+        result = pytester.runpytest("-p", "properties.cli.pytest_plugin", *QUIET,
+                                    "--rulespec-examples", "10", "--rulespec-steps", "20",
+                                    "spec/dup.yaml::conservation[players=2]")
+        replays = list((pytester.path / "replays").glob("*.yaml"))
+        cli = CliRunner().invoke(main, ["replay", str(replays[0]), "-q"]) if replays else None
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
     assert "conservation fails:" in out and "the deal:" in out and "1. p0:" in out
-    replays = list((pytester.path / "replays").glob("*.yaml"))
     assert [p.name for p in replays] == ["dup-2p-conservation.yaml"]
-    cli = CliRunner().invoke(main, ["replay", str(replays[0]), "-q"])
+    assert cli is not None
     assert cli.exit_code == 1 and "reproduced: conservation" in cli.output
 
 

@@ -138,6 +138,9 @@ def _row(g: ir.GameIR, prop: str, finding: Finding | None, games: int, seconds: 
     elif finding is not None:
         detail = f"seed {finding.seed}, after {len(finding.actions)} actions: {finding.message}"
     else:
+        if games < 1 and (outcome is None or outcome.status != "holds"):
+            return Row(g.id, g.players, prop, "FAILS", "no game and no example ran: nothing "
+                       "was checked", None, seconds)
         if expected is not None and expected.result == "may_fail":
             return Row(g.id, g.players, prop, "holds", f"{ran}; a known hole, not hit this "
                        f"time: {expected.reason}", None, seconds)

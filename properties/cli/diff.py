@@ -93,7 +93,7 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     compares the ruling with another reading. Exit 0 when no difference in play is found,
     1 when the versions play differently, 2 for bad input.
     """
-    from ..compare.report import as_json, html_page, markdown, terminal
+    from ..compare.diff_report import as_json, html_page, markdown, terminal
     from ..compare.run import Options, compare
     from ..compare.versions import read_version
 

@@ -1,4 +1,5 @@
-"""The `rulespec` command line: play, legal, check, diff, query, bench, replay, show-code.
+"""The `rulespec` command line: play, legal, check, diff, query, bench, stats, replay,
+show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
 situation file or bad arguments. A user's mistake is one clear line on stderr, never a
@@ -19,11 +20,11 @@ import yaml
 
 import model
 from model import RulespecError
-from model.source import read_yaml
 
 from ..concrete import trace as tr
 from .check import Row, all_specs, check_spec
 from .diff import diff as diff_command
+from .stats import stats as stats_command
 
 if TYPE_CHECKING:
     from ..symbolic.witness import Trace
@@ -43,8 +44,17 @@ def _variants(items: tuple[str, ...]) -> dict[str, str]:
 variant_option = click.option(
     "--variant", "variants", multiple=True, metavar="AMBIGUITY=VARIANT",
     help="Choose a reading of an ambiguity (repeatable); see the spec's ambiguities.")
-players_option = click.option("--players", "-p", type=int, required=True,
+players_option = click.option("--players", "-p", type=click.IntRange(min=1), required=True,
                               help="Number of players.")
+unchecked_option = click.option(
+    "--unchecked", is_flag=True,
+    help="Load a situation even if the rules cannot reach it (a spec invariant fails, a round "
+         "is over between turns): to explore an impossible state on purpose.")
+
+#: Seconds and other times: more than zero.
+SECONDS = click.FloatRange(min=0, min_open=True)
+#: Counts of games, examples, steps and actions: at least one.
+COUNT = click.IntRange(min=1)
 
 
 class _Group(click.Group):
@@ -71,11 +81,17 @@ def main() -> None:
 @players_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the deal and choices.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable trace.")
-@click.option("--max-actions", type=int, default=10_000, show_default=True)
+@click.option("--max-actions", type=COUNT, default=10_000, show_default=True,
+              help="Stop after this many actions.")
+@click.option("--quiet", "-q", is_flag=True, help="Only the actions, not what each changes.")
 @variant_option
-def play(game: str, players: int, seed: int, as_json: bool, max_actions: int,
+def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, quiet: bool,
          variants: tuple[str, ...]) -> None:
-    """Play one random game and print its trace (uniform choice among legal actions)."""
+    """Play one random game and print its trace (uniform choice among legal actions).
+
+    Under each action: what it changed (per-player and per-index zones member by
+    member), and at a round's end why it ended, the round's scores and the totals.
+    """
     import random
 
     g = model.load(game, players=players, variants=_variants(variants))
@@ -91,14 +107,22 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int,
             click.echo(f"player {state.active_player} has no legal action", err=True)
             sys.exit(1)
         action = actions[rng.randrange(len(actions))]
-        nxt = state.apply(action)
-        steps.append({"step": len(steps) + 1, "round": state.round,
-                      "player": state.active_player, "action": str(action)})
+        out = state.outcome(action)
+        step: dict = {"step": len(steps) + 1, "round": state.round,
+                      "player": state.active_player, "action": str(action)}
+        if out.round_end is not None:
+            step["round_end"] = {"reasons": list(out.reasons),
+                                 "round_scores": list(out.round_scores or ()),
+                                 "scores": list(out.round_end.scores)}
+        steps.append(step)
         if not as_json:
             click.echo(f"{len(steps):4d}. r{state.round} p{state.active_player}: {action}")
-            if nxt.round != state.round or nxt.is_terminal:
-                click.echo(f"      round {state.round} ends; scores {list(nxt.scores)}")
-        state = nxt
+            if not quiet:
+                shown = out.round_end if out.round_end is not None else out.state
+                click.echo("      " + ("; ".join(tr.changes(g, state, shown)) or "no change"))
+            for line in tr.round_end_lines(state, out):
+                click.echo(line)
+        state = out.state
     if as_json:
         click.echo(json.dumps({"game": g.id, "players": players, "seed": seed,
                                "variants": g.ir.chosen, "actions": steps,
@@ -111,68 +135,55 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int,
 @main.command()
 @click.argument("game")
 @players_option
-@click.option("--state", "state_file", type=click.Path(path_type=Path), required=True,
-              help="A situation file (YAML or JSON); see docs/api.md for the format.")
+@click.option("--state", "state_file", type=click.Path(path_type=Path, dir_okay=False),
+              required=True,
+              help="A situation file (YAML or JSON, at most 1 MB); see docs/api.md for the "
+                   "format.")
+@unchecked_option
 @variant_option
-def legal(game: str, players: int, state_file: Path, variants: tuple[str, ...]) -> None:
-    """List the legal actions in a written-down situation, and what each would do."""
+def legal(game: str, players: int, state_file: Path, unchecked: bool,
+          variants: tuple[str, ...]) -> None:
+    """List the legal actions in a written-down situation, and what each would do.
+
+    For each action: the zones and variables it changes (per-player and per-index zones
+    member by member); for one that ends the round, why, what the scoring changes, the
+    round's scores, and then the next deal (not listed card by card).
+    """
     g = model.load(game, players=players, variants=_variants(variants))
-    doc = read_yaml(state_file)
-    state = g.state_from_dict(doc.data, str(state_file))
+    state = g.read_state(state_file, checked=not unchecked)
     click.echo(tr.describe(g, state))
     actions = state.legal_actions()
     if not actions:
         click.echo("no legal actions" + (" (the game is over)" if state.is_terminal else ""))
         return
-    before = state.to_dict()
     for a in actions:
-        after = state.apply(a).to_dict()
-        click.echo(f"- {a}: {_difference(before, after)}")
-
-
-def _difference(before: dict, after: dict) -> str:
-    changes = []
-    for section in ("zones", "vars"):
-        for key, old in before[section].items():
-            new = after[section][key]
-            if old != new:
-                if isinstance(old, list) and isinstance(new, list) and len(old) == len(new) \
-                        and all(isinstance(x, dict | bool | int | str) for x in old):
-                    for i, (o, n) in enumerate(zip(old, new, strict=True)):
-                        if o != n:
-                            changes.append(f"{key}[{i}] {o} -> {n}")
-                else:
-                    changes.append(f"{key} {_short(old)} -> {_short(new)}")
-    for key in ("active", "round", "terminal"):
-        if before[key] != after[key]:
-            changes.append(f"{key} {before[key]} -> {after[key]}")
-    return "; ".join(changes) or "no change"
-
-
-def _short(value: object) -> str:
-    if isinstance(value, list) and len(value) > 6:
-        return f"[{len(value)} items, top {value[-1]}]"
-    return str(value)
+        try:
+            text = tr.outcome_text(g, state, state.outcome(a))
+        except model.ModelError as exc:
+            text = f"the rules cannot carry it out: {exc}"
+        click.echo(f"- {a}: {text}")
 
 
 @main.command()
 @click.argument("specs", nargs=-1)
-@click.option("--games", type=int, default=200, show_default=True,
+@click.option("--games", type=COUNT, default=200, show_default=True,
               help="Random games per player count.")
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
-@click.option("--players", "-p", "player_counts", type=int, multiple=True,
+@click.option("--players", "-p", "player_counts", type=COUNT, multiple=True,
               help="Only these player counts (repeatable); default: every supported count.")
-@click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
-              show_default=True, help="Where to write a replay file for each failure.")
+@click.option("--replays", type=click.Path(path_type=Path, file_okay=False),
+              default=Path("replays"), show_default=True,
+              help="Where to write a replay file for each failure (an existing file of the "
+                   "same name is kept: the new one is numbered).")
 @click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
               show_default=True,
               help="The property suite's Hypothesis profile (as pytest spec/ runs it); "
                    "none: seeded playouts only.")
-@click.option("--examples", type=int, default=None, help="Override the profile's examples.")
-@click.option("--steps", type=int, default=None, help="Override the profile's steps.")
+@click.option("--examples", type=COUNT, default=None, help="Override the profile's examples.")
+@click.option("--steps", type=COUNT, default=None, help="Override the profile's steps.")
 @click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
               help="Also run the z3 queries (proofs over all states, witnesses).")
-@click.option("--z3-timeout", type=float, default=30.0, show_default=True,
+@click.option("--z3-timeout", type=SECONDS, default=30.0, show_default=True,
               help="Seconds per z3 query.")
 @click.option("--z3-jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="the number of CPUs",
@@ -216,8 +227,9 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
             for zr, res in zip(z_rows, z_results, strict=True):
                 if not zr.ok and res.trace is not None:
                     path = replays / f"{zr.game}-{zr.players}p-{zr.property}.yaml"
-                    _write_witness(path, res.trace, f"{zr.property}: {res.detail}")
-                    click.echo(f"replay: {path} (rulespec replay {path})", err=True)
+                    _said_replay(path, _write_witness(path, res.trace,
+                                                      f"{zr.property}: {res.detail}"),
+                                 _unreachable(res.trace))
         unexplained = [f"{g.what} {g.name}" for g in gaps(spec, cov) if g.explained is None]
         # Gaps are reported, not failed: a short run may simply not reach a rule (the
         # property suite's thorough profile is where coverage is held to account).
@@ -235,38 +247,67 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
             d = r.replay
             tag = f"-{r.variants.replace(',', '-')}" if r.variants else ""
             path = replays / f"{r.game}-{r.players}p{tag}-{r.property}.yaml"
-            tr.write_replay(path, spec=d["spec"], players=d["players"], seed=0,
-                            variants=d["variants"], actions=d["actions"], note=d["note"],
-                            shuffles=d["shuffles"], prop=r.property)
-            click.echo(f"replay: {path} (rulespec replay {path})", err=True)
+            _said_replay(path, _write(lambda p, d=d, r=r: tr.write_replay(
+                p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
+                actions=d["actions"], note=d["note"], shuffles=d["shuffles"], prop=r.property),
+                path))
         elif r.finding is not None:
             f = r.finding
             path = replays / f"{r.game}-{r.players}p-{r.property}-seed{f.seed}.yaml"
-            tr.write_replay(path, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
-                            variants=f.variants, actions=f.actions, note=f.message)
-            click.echo(f"replay: {path} (rulespec replay {path})", err=True)
+            _said_replay(path, _write(lambda p, f=f, r=r: tr.write_replay(
+                p, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
+                variants=f.variants, actions=f.actions, note=f.message), path))
     click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "
                f"in {time.perf_counter() - t0:.1f} s")
     sys.exit(1 if failed else 0)
 
 
-def _write_witness(path: Path, trace: Trace, note: str = "") -> None:
+def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
     d = trace.to_replay(note)
-    tr.write_replay(path, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
-                    actions=d["actions"], note=note, shuffles=d["shuffles"],
-                    situation=d.get("situation"))
+    return _write(lambda p: tr.write_replay(
+        p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
+        actions=d["actions"], note=note, shuffles=d["shuffles"], situation=d.get("situation")),
+        path)
+
+
+def _write(write, path: Path) -> Path:
+    """Run a file write; a file system error is the user's to fix: one line, exit 2."""
+    try:
+        return write(path)
+    except OSError as exc:
+        raise model.SpecError(model.Where(str(path)),
+                              f"cannot write here: {exc.strerror or exc}") from None
+
+
+def _said_replay(wanted: Path, written: Path, unreachable: bool = False) -> None:
+    kept = f" ({wanted} exists with other contents and is kept)" if written != wanted else ""
+    flag = " --unchecked" if unreachable else ""
+    click.echo(f"replay: {written}{kept} (rulespec replay{flag} {written})", err=True)
+
+
+def _unreachable(trace: Trace) -> bool:
+    """Whether a z3 witness starts from a situation the rules cannot reach (z3 may start
+    from any well-formed state), so that replaying it needs --unchecked."""
+    if trace.situation is None:
+        return False
+    try:
+        trace.game.state_from_dict(trace.situation)
+    except model.SpecError:
+        return True
+    return False
 
 
 @main.command()
 @click.argument("spec")
 @click.argument("condition")
 @players_option
-@click.option("--timeout", type=float, default=30.0, show_default=True,
+@click.option("--timeout", type=SECONDS, default=30.0, show_default=True,
               help="Seconds z3 may search.")
-@click.option("--max-actions", type=int, default=60, show_default=True,
+@click.option("--max-actions", type=COUNT, default=60, show_default=True,
               help="Longest action sequence to consider.")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Write the witness as a replay file (for rulespec replay).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the witness as a replay file (for rulespec replay); an existing "
+                   "file of that name is kept and the witness numbered.")
 @variant_option
 def query(spec: str, condition: str, players: int, timeout: float, max_actions: int,
           out: Path | None, variants: tuple[str, ...]) -> None:
@@ -288,8 +329,10 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
     click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
     click.echo(trace_text(g, res))
     if out is not None:
-        _write_witness(out, res.trace)
-        click.echo(f"replay file: {out} (rulespec replay {out})")
+        written = _write_witness(out, res.trace)
+        kept = f" ({out} exists with other contents and is kept)" if written != out else ""
+        flag = " --unchecked" if _unreachable(res.trace) else ""
+        click.echo(f"replay file: {written}{kept} (rulespec replay{flag} {written})")
 
 
 def _print_table(rows: list[Row]) -> None:
@@ -307,7 +350,7 @@ def _print_table(rows: list[Row]) -> None:
 @main.command()
 @click.argument("game")
 @players_option
-@click.option("--seconds", type=float, default=3.0, show_default=True,
+@click.option("--seconds", type=SECONDS, default=3.0, show_default=True,
               help="How long to run each measurement.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @variant_option
@@ -320,18 +363,22 @@ def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[st
 
 
 @main.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the actions, not the states.")
 @click.option("--spec", "spec", default=None, metavar="SPEC",
               help="Replay under this spec instead of the file's (a path, a game id or "
                    "PATH@REV); the file's readings apply where this spec has the ambiguity.")
 @variant_option
-def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...]) -> None:
+@unchecked_option
+def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
+           unchecked: bool) -> None:
     """Replay a trace file step by step, checking every property after every action.
 
-    The file is what `rulespec check` or the property suite (pytest spec/) writes for a
-    failure, or `rulespec diff` for the game where two versions part (`--spec` and
-    `--variant` replay it under the other version). Exit 1 when a property fails on the
+    The file is what `rulespec check`, `rulespec query --out` or the property suite
+    (pytest spec/) writes for a failure, or `rulespec diff` for the game where two versions
+    part (`--spec` and `--variant` replay it under the other version). It names its spec
+    by game id (a spec of spec/), absolute path or PATH@REV, so it replays from any
+    folder. Exit 1 when a property fails on the
     way (the failure is reproduced), 0 when every property holds.
     """
     from ..compare.versions import read_version
@@ -347,7 +394,7 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...])
     data["variants"] = {**chosen, **_variants(variants)}
     data["spec"] = version.spec
     with version.errors():
-        g, state, problems, steps = tr.checked_replay(data)
+        g, state, problems, steps = tr.checked_replay(data, checked=not unchecked)
     for line in tr.deal_text(g, data, state)[:None if not quiet else 1]:
         click.echo(line)
     if data.get("note") and data.get("property"):
@@ -377,28 +424,50 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...])
 
 @main.command()
 @click.argument("specs", nargs=-1)
-@click.option("--players", "-p", type=int, default=None,
+@click.option("--players", "-p", type=COUNT, default=None,
               help="Player count of the examples (default: 4, or the nearest allowed).")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Write <game>.md files into this folder instead of printing.")
-@click.option("--games", type=int, default=40, show_default=True,
+@click.option("--html", "html_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Write the FAQ as a static site into this folder: index.html, a page per "
+                   "game and an annotated page per rulebook.")
+@click.option("--games", type=COUNT, default=40, show_default=True,
               help="Random games searched for a situation where two readings part.")
-def faq(specs: tuple[str, ...], players: int | None, out: Path | None, games: int) -> None:
+def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir: Path | None,
+        games: int) -> None:
     """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
-    example where the readings part (default: every spec in spec/)."""
-    from .faq import faq_markdown
+    example where the readings part, then every clarification with its example (default:
+    every spec in spec/)."""
+    from ..faq import entries, markdown, site
 
     paths = list(specs) or [str(p) for p in all_specs()]
+    for folder in (out, html_dir):  # before the slow part: a place we cannot write is said at once
+        if folder is None:
+            continue
+        _write(lambda p: p.mkdir(parents=True, exist_ok=True), folder)
+        if not os.access(folder, os.W_OK):
+            raise model.SpecError(model.Where(str(folder)), "cannot write here: permission denied")
+    faqs = []
     for spec in paths:
         click.echo(f"faq: {spec}", err=True)
-        text = faq_markdown(spec, players=players, games=games)
-        if out is None:
-            click.echo(text)
-        else:
-            out.mkdir(parents=True, exist_ok=True)
-            target = out / f"{model.resolve_spec_path(spec).stem}.md"
-            target.write_text(text, encoding="utf-8")
+        faqs.append(entries.build(spec, players=players, games=games))
+    if html_dir is not None:
+        written = _write(lambda p: site.write_site(faqs, p), html_dir)
+        click.echo(f"wrote {len(written)} pages into {html_dir} (open {html_dir / 'index.html'})",
+                   err=True)
+    if out is not None:
+        for f in faqs:
+            target = _write(lambda p, f=f: _written(p, markdown.render(f)),
+                            out / f"{f.spec.stem}.md")
             click.echo(f"wrote {target}", err=True)
+    if out is None and html_dir is None:
+        for f in faqs:
+            click.echo(markdown.render(f))
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 @main.command("show-code")
@@ -423,7 +492,7 @@ def deal(game: str, players: int, seed: int, variants: tuple[str, ...]) -> None:
 
 
 main.add_command(diff_command)
-
+main.add_command(stats_command, "stats")
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -14,9 +14,9 @@ set-up rules changed).
    they never part, or the shortest parting game from a symbolic deal — which is then
    replayed on both concrete models and kept only if they really part there;
 3. concretely, where z3 could not decide: games played in lock-step on both versions with
-   common random numbers (`model.chance.NamedChance`, the same seed and shuffles by kind
-   name), first uniformly random, then Hypothesis-generated and shrunk; the shortest
-   parting game is kept.
+   common random numbers (seeded games: `Game.chance` shuffles by kind name, so both
+   versions deal alike from one seed), first uniformly random, then Hypothesis-generated
+   and shrunk; the shortest parting game is kept.
 
 The result (`Parting`) says exactly what was shown when nothing parts them: proved for
 every well-formed state, none within N actions (z3), or none in K concrete games.
@@ -34,7 +34,7 @@ import attrs
 
 import model
 from model import Game, ModelError, State
-from model.chance import NamedChance, ScriptedChance
+from model.chance import ScriptedChance
 
 #: Renames found between the versions: category (zones, kinds, vars, actions) -> old -> new.
 Renames = Mapping[str, Mapping[str, str]]
@@ -95,8 +95,7 @@ class Parting:
                                 "note": self.summary()}
         if "shuffles" in self.chance:
             data["shuffles"] = [list(s) for s in self.chance["shuffles"]]
-        if self.chance.get("chance"):
-            data["chance"] = self.chance["chance"]
+            data["unrecorded"] = "seed"
         return data
 
     def summary(self) -> str:
@@ -216,11 +215,10 @@ def _legal(state: State, names: Names | None) -> dict[tuple, model.Action]:
 
 
 def _clone(chance: Any) -> Any:
-    if chance is None:
-        return None
-    if isinstance(chance, NamedChance):
-        return chance.clone()
-    return ScriptedChance(list(chance.outcomes), fallback=_clone(chance.fallback))
+    """A copy at the same point (None, the seeded chance of each step, needs none)."""
+    if not isinstance(chance, ScriptedChance):
+        return chance
+    return ScriptedChance(list(chance.outcomes), fallback=chance.fallback)
 
 
 @attrs.frozen
@@ -235,23 +233,24 @@ class _Found:
 
 
 def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callable[[int, int], int]
-             | Sequence[str], *, max_actions: int, names: Names | None = None,
+             | Sequence[str], *, max_actions: int, names: Names | None = None, seed: int = 0,
              every_action: bool = True, rounds: list[int] | None = None,
              low: dict[str, int] | None = None) -> _Found | None:
     """Play both versions side by side from one deal until they part (or the game ends, or
     `max_actions`): `choose(step, n)` picks among the n legal actions, or a list of action
-    texts is followed. With `every_action`, the outcomes of the other legal actions are
-    compared at every step too (up to `OTHERS` of them, each on a copy of the chance), not
-    only the one taken. `rounds` collects the
+    texts is followed. The chances are None for seeded games (`seed`; each step's shuffles
+    from the seed, alike in both versions) or recorded ones. With `every_action`, the
+    outcomes of the other legal actions are compared at every step too (up to `OTHERS` of
+    them, each on a copy of the chance), not only the one taken. `rounds` collects the
     number of actions of each round played, `low` the fewest items each shared zone held."""
     from ..concrete.trace import describe
 
     try:
-        so = old.initial_state(0, chance_o)
+        so = old.initial_state(seed, chance_o)
     except ModelError:
         return None
     try:
-        sn = new.initial_state(0, chance_n)
+        sn = new.initial_state(seed, chance_n)
     except ModelError as exc:
         return _Found((), "deal", None, differences=(Part("the deal", "dealt", f"fails: {exc}"),))
     diff = state_differences(so, sn, names)
@@ -403,8 +402,7 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
         if bound is not None and len(f.actions) <= bound:
             notes.append("z3 shares chance by what it is (the k-th card revealed, a shuffle's "
                          "top) and found none this short; these games share the seed instead")
-        return _parting(P, how, f, {"seed": s, "chance": "by-name"}, notes, seconds,
-                        games=played)
+        return _parting(P, how, f, {"seed": s}, notes, seconds, games=played)
     searched = (f"none in {played} random games of up to {max_actions} actions"
                 + (f" and {examples} Hypothesis-generated games" if examples else ""))
     if bound is not None:
@@ -440,7 +438,6 @@ def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int
                    names: Names | None, say: Callable[[str], None]
                    ) -> tuple[tuple[int, _Found] | None, int]:
     best: tuple[int, _Found] | None = None
-    onames = _chance_names(old, names)
     t0 = time.perf_counter()
     for s in range(seed, seed + games):
         if (s - seed) % 50 == 49:
@@ -452,17 +449,11 @@ def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int
         if limit < 0:
             break
         rng = random.Random(s)
-        found = lockstep(old, new, NamedChance(s, onames), NamedChance(s, new.kind_names),
-                         lambda _k, n, rng=rng: rng.randrange(n), max_actions=limit + 1,
-                         names=names)
+        found = lockstep(old, new, None, None, lambda _k, n, rng=rng: rng.randrange(n),
+                         max_actions=limit + 1, names=names, seed=s)
         if found is not None and (best is None or len(found.actions) < len(best[1].actions)):
             best = (s, found)
     return best, games
-
-
-def _chance_names(old: Game, names: Names | None) -> tuple[str, ...]:
-    """The old version's kinds under their new names (so both shuffle alike)."""
-    return tuple(names.kind(k) for k in old.kind_names) if names else old.kind_names
 
 
 class _Parted(Exception):
@@ -478,15 +469,14 @@ def _hypothesis_search(old: Game, new: Game, examples: int, max_actions: int,
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
     from hypothesis import strategies as st
 
-    onames = _chance_names(old, names)
     last: list[tuple[int, list[int]]] = []
 
     def play(x: tuple[int, list[int]], rounds: list[int] | None = None,
              low: dict[str, int] | None = None) -> _Found | None:
         s, choices = x
-        return lockstep(old, new, NamedChance(s, onames), NamedChance(s, new.kind_names),
+        return lockstep(old, new, None, None,
                         lambda k, n: choices[k] % n if k < len(choices) else 0,
-                        max_actions=max_actions, names=names, rounds=rounds, low=low)
+                        max_actions=max_actions, names=names, rounds=rounds, low=low, seed=s)
 
     @settings(max_examples=examples, database=None, derandomize=True, deadline=None,
               suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
@@ -520,22 +510,19 @@ def _confirm(old: Game, new: Game, product: Any, names: Names | None
     shuffles = [[onames[k] for k in order] for order in trace.shuffles]
     index_n = {n: i for i, n in enumerate(new.kind_names)}
     # z3's shuffle outcomes, then (where a version shuffles what the record does not hold)
-    # the by-name shuffles of seed 0: the same on both sides, as a replay file plays them
+    # seed 0's: the same on both sides, as a replay file with `unrecorded: seed` plays them
     try:
         chance_n = ScriptedChance([[index_n[names.kind(x) if names else x] for x in order]
-                                   for order in shuffles],
-                                  fallback=NamedChance(0, new.kind_names))
+                                   for order in shuffles], fallback=new.chance(0, -2))
     except KeyError:
         return None, "the new version lacks a kind the shuffles hold"
-    chance_o = ScriptedChance(list(trace.shuffles),
-                              fallback=NamedChance(0, _chance_names(old, names)))
+    chance_o = ScriptedChance(list(trace.shuffles), fallback=old.chance(0, -2))
     actions = [str(a) for a in trace.actions]
     found = lockstep(old, new, chance_o, chance_n, [*actions, "(end)"], max_actions=len(actions),
                      names=names, every_action=False)
     if found is None:
         return None, "both versions behave alike along it"
-    parting = _parting(old.players, "z3", found,
-                       {"shuffles": shuffles, "seed": 0, "chance": "by-name"}, [], 0.0)
+    parting = _parting(old.players, "z3", found, {"shuffles": shuffles, "seed": 0}, [], 0.0)
     if len(found.actions) < len(actions) - (1 if product.mode == "state" else 0):
         parting = attrs.evolve(parting, notes=("the concrete models part earlier than z3's "
                                                "game says",))

@@ -1,341 +1,311 @@
-"""The report of `rulespec diff`: its data (`Report`) and its four renderings — terminal
-tables, Markdown (a pull-request comment), JSON (for scripts) and one self-contained HTML
-page.
+"""Play statistics as terminal text, markdown, JSON data and HTML fragments.
 
-Four parts, in the order a designer reads them: what changed in the rules, where play
-parts, the properties old beside new, and the play statistics. The statistics are computed
-elsewhere (`rulespec stats`) and are not part of this report yet: every rendering keeps
-their place and says so.
+Proportions are shown in percent and their differences in percentage points (pp);
+means and spreads as numbers. Every value has its 95% interval and the number of games
+behind it; a difference marked `*` is significant after Holm's correction.
 """
 
 from __future__ import annotations
 
 import html
-import json
-from typing import Any
+import math
+from typing import TYPE_CHECKING, Any
 
-import attrs
+from . import intervals as iv
 
-from .checks import PropertyPair
-from .parting import Parting
-from .rules import Change, RulesDiff
+if TYPE_CHECKING:  # types only: stats imports these modules to render itself
+    from .stats import Cell, Compared, Statistics, StatisticsComparison
 
-STATISTICS_PENDING = ("Play statistics are not yet part of this report; `rulespec stats SPEC` "
-                      "gives them for one version.")
-
-
-@attrs.frozen
-class Side:
-    """One version as the report names it."""
-
-    label: str  # as written on the command line, with readings where they tell sides apart
-    spec: str  # what `rulespec replay --spec` takes for it
-    variants: dict[str, str] = attrs.field(factory=dict)  # its readings, all ambiguities
+HOLM_NOTE = ("* significant: the 95% interval of the difference excludes 0 and the difference "
+             "survives Holm's correction over all {m} compared statistics (at most a {a:.0%} chance "
+             "of marking any difference when the versions play alike)")
 
 
-@attrs.frozen
-class Report:
-    old: Side
-    new: Side
-    players: tuple[int, ...]
-    rules: RulesDiff
-    partings: tuple[Parting, ...]
-    replays: dict[int, str] = attrs.field(factory=dict)  # players -> parting replay file
-    properties: tuple[PropertyPair, ...] | None = None  # None: not run
-    statistics: Any = None  # "Play statistics": filled in once compare/stats.py is wired
-    seconds: float = 0.0
-    searched: str = ""  # what the parting search was allowed (z3, games)
-
-    @property
-    def plays_differently(self) -> bool:
-        return any(p.parted for p in self.partings)
-
-    def verdict(self) -> str:
-        parted = [p.players for p in self.partings if p.parted]
-        if parted:
-            return (f"The versions play differently (with {_counts(parted)} players).")
-        proved = all(p.status == "proved_same" for p in self.partings)
-        if proved:
-            return "The versions play the same: proved for every player count compared."
-        return ("No difference in play was found (see what was shown for each player count "
-                "below).")
-
-    def replay_commands(self, players: int) -> list[tuple[str, str]]:
-        """How to replay the parting game under each version."""
-        path = self.replays.get(players)
-        if path is None:
-            return []
-        old_variants = "".join(f" --variant {k}={v}" for k, v in sorted(self.old.variants.items())
-                               if self.new.variants.get(k) != v)
-        return [(f"rulespec replay {path}", "the new version"),
-                (f"rulespec replay {path} --spec {self.old.spec}{old_variants}",
-                 "the old version")]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "old": attrs.asdict(self.old), "new": attrs.asdict(self.new),
-            "players": list(self.players), "verdict": self.verdict(),
-            "plays_differently": self.plays_differently,
-            "rules": {"summary": self.rules.summary(), "renames": self.rules.renames,
-                      "warnings": list(self.rules.warnings),
-                      "changes": [attrs.asdict(c) for c in self.rules.changes]},
-            "parting": [dict(attrs.asdict(p), replay=self.replays.get(p.players),
-                             summary=p.summary()) for p in self.partings],
-            "searched": self.searched,
-            "properties": (None if self.properties is None
-                           else [attrs.asdict(r) for r in self.properties]),
-            "statistics": self.statistics,
-            "statistics_note": None if self.statistics is not None else STATISTICS_PENDING,
-            "seconds": round(self.seconds, 2),
-        }
+# ------------------------------------------------------------------ numbers
+def value(kind: str, x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if kind == "share":  # small shares (the cap's, say) keep a digit that is not 0
+        return f"{100 * x:.2f}%" if 0 < abs(x) < 0.01 else f"{100 * x:.1f}%"
+    return f"{x:,.2f}"
 
 
-def _counts(ns: list[int]) -> str:
-    return ", ".join(map(str, ns[:-1])) + (" and " if len(ns) > 1 else "") + str(ns[-1])
+def interval(kind: str, e: iv.Interval | None) -> str:
+    if e is None:
+        return ""
+    if e.low is None or e.high is None:
+        return f"(fewer than {iv.MIN_N} games)"
+    return f"[{value(kind, e.low)}, {value(kind, e.high)}]"
 
 
-def _play(c: Change) -> str:
-    return {True: "changes play", False: "not a change in play", None: "may change play"}[c.play]
+def difference(kind: str, d: iv.Difference | None) -> str:
+    if d is None:
+        return ""
+    scale, unit = (100, " pp") if kind == "share" else (1, "")
+    if d.low is None or d.high is None:
+        return f"{scale * d.value:+,.2f}{unit} (fewer than {iv.MIN_N} pairs)"
+    return f"{scale * d.value:+,.2f}{unit} [{scale * d.low:+,.2f}, {scale * d.high:+,.2f}]"
 
 
-def _where(c: Change) -> str:
-    return f"{c.section}: {c.name}" + (f" ({len(c.players)}p: {_counts(list(c.players))})"
-                                       if c.players else "")
-
-
-# ------------------------------------------------------------------ terminal
-def terminal(r: Report) -> str:
-    out = [f"rulespec diff: {r.old.label} -> {r.new.label}, "
-           f"{_counts(list(r.players))} players", "", r.verdict(), ""]
-    out += ["What changed in the rules", "-" * 25, r.rules.summary() + "."]
-    for c in r.rules.changes:
-        out.append(f"  {_where(c)} — {c.what} [{_play(c)}]")
-        if c.old or c.new:
-            out.append(f"      old: {c.old or '(none)'}")
-            out.append(f"      new: {c.new or '(none)'}")
-        if c.cite:
-            out.append(f"      cites: {', '.join(c.cite)}")
-        if c.note:
-            out.append(f"      {c.note}")
-    for w in r.rules.warnings:
-        out.append(f"  WARNING: {w}")
-    out += ["", "Where play parts", "-" * 16]
-    if r.searched:
-        out.append(r.searched)
-    for p in r.partings:
-        out += _parting_text(r, p)
-    out += ["", "Properties (rulespec check), old beside new", "-" * 43]
-    out += _properties_text(r)
-    out += ["", "Play statistics", "-" * 15, STATISTICS_PENDING if r.statistics is None
-            else str(r.statistics), "", f"({r.seconds:.1f} s)"]
-    return "\n".join(out) + "\n"
-
-
-def _parting_text(r: Report, p: Parting) -> list[str]:
-    head = f"{p.players} players: "
-    if not p.parted:
-        word = {"proved_same": "the same (proved)", "bounded": "no parting game found",
-                "none_in_games": "no parting game found"}.get(p.status, p.status)
-        lines = [head + f"{word} — {p.detail}"]
-        lines += [f"    note: {n}" for n in p.notes]
-        return lines
-    lines = [head + f"they part — {p.summary()} (found by {p.how}, {p.seconds:.1f} s)"]
-    if p.actions:
-        shown = list(p.actions[:-1] if p.mode == "state" else p.actions)
-        lines.append(f"    the game from the deal: {' / '.join(shown) or '(no action)'}"
-                     + (f", then {p.actions[-1]}" if p.mode == "state" else ""))
-    for cmd, what in r.replay_commands(p.players):
-        lines.append(f"    replay under {what}: {cmd}")
-    lines.append(f"    where they part ({_step_words(p)}):")
-    if p.situation:
-        lines += ["      " + s for s in p.situation.splitlines()]
-    rows = _side_rows(p)
-    w = max([len(a) for a, _, _ in rows] + [10])
-    wo = max([len(b) for _, b, _ in rows] + [len("old")])
-    lines.append(f"      {'':<{w}}  {'old':<{wo}} | new")
-    for name, o, n in rows:
-        lines.append(f"      {name:<{w}}  {o:<{wo}} | {n}")
-    lines += [f"    note: {n}" for n in p.notes]
-    return lines
-
-
-def _step_words(p: Parting) -> str:
-    if p.mode == "deal":
-        return "the deal"
-    if p.mode == "legal":
-        return f"player {p.player} to act after {len(p.actions)} action(s)"
-    return f"action {p.step}, {p.actions[-1]} by player {p.player}"
-
-
-def _side_rows(p: Parting) -> list[tuple[str, str, str]]:
-    rows = []
-    if p.mode == "legal":
-        only_o = [a for a in p.old_legal if a not in p.new_legal]
-        only_n = [a for a in p.new_legal if a not in p.old_legal]
-        rows.append(("legal actions", ", ".join(p.old_legal) or "none",
-                     ", ".join(p.new_legal) or "none"))
-        rows.append(("only legal in", ", ".join(only_o) or "-", ", ".join(only_n) or "-"))
-    for d in p.differences:
-        rows.append((d.name, d.old, d.new))
-    return rows
-
-
-def _properties_text(r: Report) -> list[str]:
-    if r.properties is None:
-        return ["not run (--no-properties)"]
-    changed = [x for x in r.properties if x.change != "same"]
-    lines = [f"{len(r.properties)} rows; {len(changed)} changed"
-             + (": " + ", ".join(sorted({x.change for x in changed})) if changed else "")]
-    header = ("players", "property", "old", "new", "change")
-    table = [(str(x.players or "all"), x.property, x.old_status, x.new_status,
-              "" if x.change == "same" else x.change.upper()) for x in r.properties]
-    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    lines.append("  " + fmt.format(*header))
-    lines.append("  " + fmt.format(*("-" * w for w in widths)))
-    for t in table:
-        lines.append("  " + fmt.format(*t).rstrip())
-    for x in changed:
-        lines.append(f"  {x.players or 'all'}p {x.property}: {x.change} — old: {x.old_detail}")
-        lines.append(f"      new: {x.new_detail}")
-        if x.replay:
-            lines.append(f"      replay: rulespec replay {x.replay}")
-    return lines
-
-
-# ------------------------------------------------------------------ markdown
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _code(text: str) -> str:
-    return f"`{_md(text)}`" if text else ""
-
-
-def markdown(r: Report) -> str:
-    out = [f"## rulespec diff: `{r.old.label}` → `{r.new.label}`", "",
-           f"**{r.verdict()}** Players compared: {_counts(list(r.players))}.", "",
-           "### What changed in the rules", "", r.rules.summary() + ".", ""]
-    if r.rules.changes:
-        out += ["| where | change | old | new | cites | play |", "|---|---|---|---|---|---|"]
-        for c in r.rules.changes:
-            out.append(f"| {_md(_where(c))} | {_md(c.what)} | {_code(c.old)} | {_code(c.new)} | "
-                       f"{_md(', '.join(c.cite))} | {_md(_play(c))}"
-                       + (f": {_md(c.note)}" if c.note else "") + " |")
-        out.append("")
-    for w in r.rules.warnings:
-        out += [f"> **Warning:** {_md(w)}", ""]
-    out += ["### Where play parts", ""]
-    if r.searched:
-        out += [r.searched, ""]
-    for p in r.partings:
-        if not p.parted:
-            out.append(f"- **{p.players} players:** {_md(p.status.replace('_', ' '))} — "
-                       f"{_md(p.detail)}")
-            out += [f"  - note: {_md(n)}" for n in p.notes]
-            continue
-        out.append(f"- **{p.players} players:** {_md(p.summary())} (found by {p.how})")
-        if p.actions:
-            out.append(f"  - game from the deal: `{' / '.join(p.actions)}`")
-        for cmd, what in r.replay_commands(p.players):
-            out.append(f"  - under {what}: `{cmd}`")
-        out += ["", f"  | {_md(_step_words(p))} | old | new |", "  |---|---|---|"]
-        for name, o, n in _side_rows(p):
-            out.append(f"  | {_md(name)} | {_md(o)} | {_md(n)} |")
-        out += [f"  - note: {_md(n)}" for n in p.notes]
-        out.append("")
-    out += ["", "### Properties, old beside new", ""]
-    if r.properties is None:
-        out.append("Not run (`--no-properties`).")
+def stopping(s: Statistics, games: int | None = None) -> str:
+    """How many games were played, how fast, and what stopped play (`games`: the total
+    over both versions of a comparison, which shared the time)."""
+    games = s.games if games is None else games
+    if s.stopped_by == "games":
+        why = "a fixed number of games"
+    elif s.stopped_by == "precision":
+        why = f"precision reached: every win share within ±{100 * (s.precision or 0):g} pp"
+    elif s.precision is None:
+        why = f"the time budget of {s.budget:g} s, before the games asked for were played"
     else:
-        out += ["| players | property | old | new | change |", "|---|---|---|---|---|"]
-        for x in r.properties:
-            mark = "" if x.change == "same" else f"**{x.change}**"
-            if x.replay:
-                mark += f" (`rulespec replay {x.replay}`)"
-            out.append(f"| {x.players or 'all'} | {_md(x.property)} | {_md(x.old_status)} | "
-                       f"{_md(x.new_status)} | {mark} |")
-    out += ["", "### Play statistics", "", STATISTICS_PENDING if r.statistics is None
-            else _md(str(r.statistics)), ""]
-    return "\n".join(out) + "\n"
+        why = (f"the time budget of {s.budget:g} s, before every win share was within "
+               f"±{100 * s.precision:g} pp")
+    return (f"{games:,} games in {s.seconds:.1f} s on {s.jobs} job{'s' * (s.jobs != 1)} "
+            f"({games / max(s.seconds, 1e-9):,.0f} games/s); stopped by {why}")
 
 
-# ------------------------------------------------------------------ json
-def as_json(r: Report) -> str:
-    return json.dumps(r.to_json(), indent=1, default=str) + "\n"
+def cell_title(c: Cell) -> str:
+    mark = " (precision not reached)" if c.reached is False else ""
+    extra = [f"{n} {o}" for o, n in c.outcomes.items() if o != "end" and n]
+    return (f"{c.players} players, {c.policy} policy: {c.games:,} games"
+            + (f" ({', '.join(extra)})" if extra else "") + mark)
 
 
-# ------------------------------------------------------------------ html
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:.25em .5em;
-vertical-align:top;text-align:left}th{background:#f3f3f3}code{background:#f6f6f6;padding:0 .2em}
-.verdict{font-weight:bold;font-size:1.1em}.play{color:#a00}.same{color:#666}.warn{color:#a60}
-.changed td{background:#fff6e0}.note{color:#555;font-size:.9em}
+def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+NOTES = ("95% intervals: Wilson for shares, Student's t for means (from 30 games), delta "
+         "method for spreads; a tie shares the win equally among the tied winners; win shares, "
+         "lengths and scores count the games that ended")
+
+
+# ------------------------------------------------------------------ one version
+def statistics_text(s: Statistics) -> str:
+    out = [f"Play statistics of {s.title} ({s.label}), seed {s.seed}", stopping(s), NOTES, ""]
+    for c in s.cells:
+        out.append(cell_title(c))
+        rows = [[r.label, value(r.kind, r.estimate.value), interval(r.kind, r.estimate),
+                 f"{r.estimate.n:,}"] for r in c.rows]
+        out += ["  " + ln for ln in _table(["statistic", "value", "95% interval", "games"], rows,
+                                           {1, 3})]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def statistics_markdown(s: Statistics) -> str:
+    out = [f"### Play statistics of {_md(s.title)} ({_code(s.label)})", "",
+           f"Seed {s.seed}; {stopping(s)}. {NOTES}.", ""]
+    for c in s.cells:
+        out += [f"**{_md(cell_title(c))}**", "", "| statistic | value | 95% interval | games |",
+                "|---|---:|---|---:|"]
+        out += [f"| {_md(r.label)} | {value(r.kind, r.estimate.value)} | "
+                f"{interval(r.kind, r.estimate)} | {r.estimate.n:,} |" for r in c.rows]
+        out.append("")
+    return "\n".join(out)
+
+
+def _interval_json(e: iv.Interval) -> dict[str, Any]:
+    return {"value": _num(e.value), "low": _num(e.low), "high": _num(e.high), "n": e.n,
+            "method": e.method}
+
+
+def _num(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else x
+
+
+def statistics_json(s: Statistics) -> dict[str, Any]:
+    return {
+        "label": s.label, "title": s.title, "seed": s.seed, "precision": s.precision,
+        "budget": s.budget, "stopped_by": s.stopped_by, "seconds": round(s.seconds, 3),
+        "jobs": s.jobs, "max_actions": s.max_actions, "confidence": iv.CONFIDENCE,
+        "cells": [{
+            "players": c.players, "policy": c.policy, "games": c.games, "outcomes": c.outcomes,
+            "precision_reached": c.reached,
+            "statistics": [{"key": r.key, "label": r.label, "kind": r.kind,
+                            **_interval_json(r.estimate)} for r in c.rows],
+            "length_histogram": _histogram(c.lengths),
+        } for c in s.cells],
+    }
+
+
+def _histogram(xs: list[int]) -> dict[str, int]:
+    counts: dict[int, int] = {}
+    for x in xs:
+        counts[x] = counts.get(x, 0) + 1
+    return {str(k): counts[k] for k in sorted(counts)}
+
+
+def statistics_html(s: Statistics, plots: bool = True) -> str:
+    from . import plots as pl
+
+    out = [f'<section class="rulespec-stats"><h2>Play statistics of {_h(s.title)} '
+           f"<code>{_h(s.label)}</code></h2>",
+           f"<p>Seed {s.seed}; {_h(stopping(s))}.</p><p class=note>{_h(NOTES)}.</p>"]
+    for c in s.cells:
+        out.append(f"<h3>{_h(cell_title(c))}</h3>")
+        if plots:
+            out.append(pl.cell_figures([c], [s.label]))
+        out.append("<table><tr><th>statistic</th><th>value</th><th>95% interval</th>"
+                   "<th>games</th></tr>")
+        out += [f"<tr><td>{_h(r.label)}</td><td class=num>{value(r.kind, r.estimate.value)}"
+                f"</td><td>{_h(interval(r.kind, r.estimate))}</td>"
+                f"<td class=num>{r.estimate.n:,}</td></tr>" for r in c.rows]
+        out.append("</table>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ comparison
+def _groups(c: StatisticsComparison) -> list[tuple[int, str, list[Compared]]]:
+    out: dict[tuple[int, str], list[Compared]] = {}
+    for r in c.rows:
+        out.setdefault((r.players, r.policy), []).append(r)
+    return [(p, pol, rows) for (p, pol), rows in out.items()]
+
+
+def _how(c: StatisticsComparison) -> str:
+    pairing = ("the same seeds for both versions (common random numbers); differences are "
+               "paired game by game" if c.paired else
+               "different seeds; differences treat the versions' games as independent")
+    tested = sum(r.difference is not None and r.difference.p is not None for r in c.rows)
+    return (f"{pairing}. " + HOLM_NOTE.format(m=tested, a=c.alpha) + ". Spreads are compared "
+            "as if unpaired.")
+
+
+def _both(c: StatisticsComparison) -> str:
+    if c.old.seconds == c.new.seconds:  # played together (compare_play)
+        return stopping(c.old, c.old.games + c.new.games)
+    return f"old {stopping(c.old)}; new {stopping(c.new)}"
+
+
+def _verdict(c: StatisticsComparison) -> str:
+    n = len(c.significant)
+    if n:
+        return f"{n} statistic{'s' * (n != 1)} differ{'s' * (n == 1)} significantly"
+    return "no statistic differs significantly"
+
+
+def _games(c: StatisticsComparison, players: int, policy: str) -> str:
+    o, n = c.old.cell(players, policy), c.new.cell(players, policy)
+    pairs = "pairs of games" if c.paired else "games each"
+    games = (f"{min(o.games, n.games):,} {pairs}" if o.games == n.games or c.paired
+             else f"{o.games:,} and {n.games:,} games")
+    mark = " (precision not reached)" if False in (o.reached, n.reached) else ""
+    return f"{players} players, {policy} policy: {games}{mark}"
+
+
+def comparison_text(c: StatisticsComparison) -> str:
+    out = [f"Play statistics, old {c.old.label} against new {c.new.label}: {_verdict(c)}",
+           f"both versions: {_both(c)}", _how(c), NOTES, ""]
+    for players, policy, rows in _groups(c):
+        out.append(_games(c, players, policy))
+        table = [[r.label, value(r.kind, r.old.value if r.old else None),
+                  value(r.kind, r.new.value if r.new else None), difference(r.kind, r.difference),
+                  "*" if r.significant else ("only old" if r.new is None else
+                                             "only new" if r.old is None else "")]
+                 for r in rows]
+        out += ["  " + ln for ln in _table(["statistic", "old", "new",
+                                            "difference [95% interval]", ""], table, {1, 2})]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def comparison_markdown(c: StatisticsComparison) -> str:
+    out = [f"### Play statistics: {_verdict(c)}", "",
+           f"Old {_code(c.old.label)}, new {_code(c.new.label)}; {_both(c)}. {_md(_how(c))} "
+           f"{NOTES}.", ""]
+    for players, policy, rows in _groups(c):
+        out += [f"**{_games(c, players, policy)}**", "",
+                "| statistic | old | new | difference [95% interval] | |", "|---|---:|---:|---|---|"]
+        for r in rows:
+            mark = "**\\***" if r.significant else ("only old" if r.new is None else
+                                                     "only new" if r.old is None else "")
+            diff = difference(r.kind, r.difference)
+            out.append(f"| {_md(r.label)} | {value(r.kind, r.old.value if r.old else None)} | "
+                       f"{value(r.kind, r.new.value if r.new else None)} | "
+                       f"{'**' + diff + '**' if r.significant else diff} | {mark} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def comparison_json(c: StatisticsComparison) -> dict[str, Any]:
+    def diff(d: iv.Difference | None) -> dict[str, Any] | None:
+        if d is None:
+            return None
+        return {"value": _num(d.value), "low": _num(d.low), "high": _num(d.high),
+                "p": _num(d.p), "n": d.n, "paired": d.paired}
+
+    return {
+        "old": statistics_json(c.old), "new": statistics_json(c.new), "paired": c.paired,
+        "alpha": c.alpha, "correction": "holm", "plays_differently": c.plays_differently,
+        "rows": [{"players": r.players, "policy": r.policy, "key": r.key, "label": r.label,
+                  "kind": r.kind, "old": _interval_json(r.old) if r.old else None,
+                  "new": _interval_json(r.new) if r.new else None,
+                  "difference": diff(r.difference), "significant": r.significant}
+                 for r in c.rows],
+    }
+
+
+def comparison_html(c: StatisticsComparison, plots: bool = True) -> str:
+    from . import plots as pl
+
+    out = [f'<section class="rulespec-stats"><h2>Play statistics: {_h(_verdict(c))}</h2>',
+           f"<p>Old <code>{_h(c.old.label)}</code>, new <code>{_h(c.new.label)}</code>; "
+           f"{_h(_both(c))}.</p><p class=note>{_h(_how(c))} {_h(NOTES)}.</p>"]
+    for players, policy, rows in _groups(c):
+        out.append(f"<h3>{_h(_games(c, players, policy))}</h3>")
+        if plots:
+            out.append(pl.cell_figures([c.old.cell(players, policy), c.new.cell(players, policy)],
+                                       ["old", "new"]))
+        out.append("<table><tr><th>statistic</th><th>old</th><th>new</th>"
+                   "<th>difference [95% interval]</th><th></th></tr>")
+        for r in rows:
+            cls = " class=significant" if r.significant else ""
+            out.append(f"<tr{cls}><td>{_h(r.label)}</td>"
+                       f"<td class=num>{value(r.kind, r.old.value if r.old else None)}</td>"
+                       f"<td class=num>{value(r.kind, r.new.value if r.new else None)}</td>"
+                       f"<td>{_h(difference(r.kind, r.difference))}</td>"
+                       f"<td>{'*' if r.significant else ''}</td></tr>")
+        out.append("</table>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ pages
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { padding: 0.15em 0.7em; border-bottom: 1px solid #ddd; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.significant td { background: #fff3cd; font-weight: 600; }
+.note { color: #555; font-size: 0.9em; }
+.figures { display: flex; flex-wrap: wrap; gap: 1em; }
+.figures svg { max-width: 100%; height: auto; }
 """
 
 
-def _h(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+def html_page(title: str, *fragments: str) -> str:
+    """A self-contained page (no external assets) around HTML fragments."""
+    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{_h(title)}"
+            f"</title><style>{STYLE}</style></head><body>\n" + "\n".join(fragments)
+            + "\n</body></html>\n")
 
 
-def html_page(r: Report) -> str:
-    title = f"rulespec diff: {r.old.label} → {r.new.label}"
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>{_h(title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{_h(title)}</h1>", f'<p class="verdict">{_h(r.verdict())}</p>',
-           f"<p>Players compared: {_h(_counts(list(r.players)))}.</p>",
-           "<h2>What changed in the rules</h2>", f"<p>{_h(r.rules.summary())}.</p>"]
-    if r.rules.changes:
-        out.append("<table><tr><th>where</th><th>change</th><th>old</th><th>new</th>"
-                   "<th>cites</th><th>play</th></tr>")
-        for c in r.rules.changes:
-            cls = "play" if c.play else "same" if c.play is False else ""
-            out.append(f"<tr><td>{_h(_where(c))}</td><td>{_h(c.what)}</td>"
-                       f"<td><code>{_h(c.old)}</code></td><td><code>{_h(c.new)}</code></td>"
-                       f"<td>{_h(', '.join(c.cite))}</td><td class=\"{cls}\">{_h(_play(c))}"
-                       + (f'<div class="note">{_h(c.note)}</div>' if c.note else "")
-                       + "</td></tr>")
-        out.append("</table>")
-    for w in r.rules.warnings:
-        out.append(f'<p class="warn">Warning: {_h(w)}</p>')
-    out.append("<h2>Where play parts</h2>")
-    if r.searched:
-        out.append(f"<p>{_h(r.searched)}</p>")
-    for p in r.partings:
-        out.append(f"<h3>{p.players} players</h3>")
-        if not p.parted:
-            out.append(f"<p>{_h(p.status.replace('_', ' '))}: {_h(p.detail)}</p>")
-            out += [f'<p class="note">{_h(n)}</p>' for n in p.notes]
-            continue
-        out.append(f"<p>{_h(p.summary())} (found by {_h(p.how)}).</p>")
-        if p.actions:
-            out.append(f"<p>The game from the deal: <code>{_h(' / '.join(p.actions))}</code></p>")
-        for cmd, what in r.replay_commands(p.players):
-            out.append(f"<p>Under {_h(what)}: <code>{_h(cmd)}</code></p>")
-        if p.situation:
-            out.append(f"<pre>{_h(p.situation)}</pre>")
-        out.append(f"<table><tr><th>{_h(_step_words(p))}</th><th>old</th><th>new</th></tr>")
-        for name, o, n in _side_rows(p):
-            out.append(f"<tr><td>{_h(name)}</td><td>{_h(o)}</td><td>{_h(n)}</td></tr>")
-        out.append("</table>")
-        out += [f'<p class="note">{_h(n)}</p>' for n in p.notes]
-    out.append("<h2>Properties, old beside new</h2>")
-    if r.properties is None:
-        out.append("<p>Not run (<code>--no-properties</code>).</p>")
-    else:
-        out.append("<table><tr><th>players</th><th>property</th><th>old</th><th>new</th>"
-                   "<th>change</th></tr>")
-        for x in r.properties:
-            cls = ' class="changed"' if x.change != "same" else ""
-            extra = f"<div><code>rulespec replay {_h(x.replay)}</code></div>" if x.replay else ""
-            out.append(f"<tr{cls}><td>{_h(x.players or 'all')}</td><td>{_h(x.property)}</td>"
-                       f"<td title=\"{_h(x.old_detail)}\">{_h(x.old_status)}</td>"
-                       f"<td title=\"{_h(x.new_detail)}\">{_h(x.new_status)}</td>"
-                       f"<td>{_h('' if x.change == 'same' else x.change)}{extra}</td></tr>")
-        out.append("</table>")
-    out += ["<h2>Play statistics</h2>",
-            f"<p>{_h(STATISTICS_PENDING if r.statistics is None else r.statistics)}</p>",
-            f'<p class="note">{r.seconds:.1f} s</p>', "</body></html>"]
-    return "\n".join(out) + "\n"
+def _h(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _code(text: str) -> str:
+    return "`" + text.replace("`", "'") + "`"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")

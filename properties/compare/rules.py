@@ -424,7 +424,12 @@ class _Differ:
         self.expr("winners", a.winners, b.winners)
         self.expr("score", a.score, b.score, kind="score")
         self.conditions("invariants", a.invariants, b.invariants, play=False)
+        if a.score_better != b.score_better:
+            self.add("score", "better", "changed", str(a.score_better), str(b.score_better),
+                     play=False, note="which way a player wants the score to go: read by the "
+                                      "statistics' greedy policy, not by the rules")
         self.ambiguities()
+        self.clarifications()
         self.expectations()
         return self.out
 
@@ -679,6 +684,21 @@ class _Differ:
         for aid, y in yb.items():
             if aid not in xa:
                 self.add("ambiguities", aid, "added", "", y.question, y.cite, play=False)
+
+    def clarifications(self) -> None:
+        xa = {c.id: c for c in self.a.clarifications}
+        yb = {c.id: c for c in self.b.clarifications}
+        for cid in xa.keys() - yb.keys():
+            self.add("clarifications", cid, "removed", xa[cid].question, cite=xa[cid].cite,
+                     play=False)
+        for cid in yb.keys() - xa.keys():
+            self.add("clarifications", cid, "added", "", yb[cid].question, yb[cid].cite,
+                     play=False)
+        for cid in xa.keys() & yb.keys():
+            if self.na(xa[cid]) != self.nb(yb[cid]):
+                self.add("clarifications", cid, "changed", play=False,
+                         note="the question, answer or example changed; its example is run by "
+                              "the test suite")
 
     def expectations(self) -> None:
         def key(e: ir.Expectation) -> tuple:

@@ -11,8 +11,8 @@ import attrs
 
 from ..concrete import trace as tr
 from .checks import compare_checks
+from .diff_report import Report, Side
 from .parting import Parting, find_parting
-from .report import Report, Side
 from .rules import diff_rules
 from .versions import Version, player_counts
 
@@ -77,7 +77,6 @@ def write_parting(p: Parting, old: Version, new: Version, folder: Path) -> Path:
     stem = Path(new.label.split("@")[0]).stem or g.id
     path = folder / f"{stem}-{p.players}p-parting.yaml"
     d = p.replay(new.label, g.chosen)
-    tr.write_replay(path, spec=d["spec"], players=d["players"], seed=d["seed"],
-                    variants=d["variants"], actions=d["actions"], note=d["note"],
-                    shuffles=d.get("shuffles"), chance=d.get("chance"))
-    return path
+    return tr.write_replay(path, spec=d["spec"], players=d["players"], seed=d["seed"],
+                           variants=d["variants"], actions=d["actions"], note=d["note"],
+                           shuffles=d.get("shuffles"), unrecorded="unrecorded" in d)

@@ -5,5 +5,6 @@
 - `stateful`: the Hypothesis state machine of the property suite, and its profiles;
 - `pairwise`: covering arrays of variant configurations;
 - `coverage`: which actions, clauses and end conditions the runs exercised;
-- `trace`: readable, replayable traces (replay files), checked step by step.
+- `trace`: readable, replayable traces (replay files), checked step by step;
+- `clarify`: a clarification's example played, and what the model did not do as expected.
 """

@@ -63,7 +63,11 @@ def state_problems(game: Game, state: State, totals: list[int] | None = None,
             out.append(("invariants", f"invariant {name} does not hold"))
     if not state.is_terminal:
         if legal is None:
-            legal = state.legal_actions()
+            try:
+                legal = state.legal_actions()
+            except ModelError as exc:  # an index out of range in a guard, say
+                out.append(("rules_defined", f"the legal actions cannot be listed: {exc}"))
+                return out
         if not legal:
             out.append(("legal_move", f"player {state.active_player} has no legal action in "
                                       f"round {state.round}, and the game is not over"))

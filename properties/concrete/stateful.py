@@ -380,7 +380,11 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
 
         def _enter(self, state: State) -> list[tuple[str, str]]:
             self.state = state
-            self.legal = legal = state.legal_actions()
+            try:
+                self.legal = legal = state.legal_actions()
+            except ModelError as exc:  # an index out of range in a guard, say
+                self.legal, self.enabled = [], frozenset()
+                return [("rules_defined", f"the legal actions cannot be listed: {exc}")]
             self.enabled = frozenset(a.index for a in legal)
             for a in legal:
                 self.seen.setdefault(id(a), a)

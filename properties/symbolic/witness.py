@@ -361,7 +361,8 @@ def concrete_states(enc: Enc, trace: Trace) -> list[model.State]:
     if trace.start == "deal":
         state = g.initial_state(0, chance)
     else:
-        state = g.state_from_dict(trace.situation, "<z3 witness>")
+        # z3 may start from any well-formed state, reachable or not
+        state = g.state_from_dict(trace.situation, "<z3 witness>", checked=False)
     states = [state]
     for a in trace.actions:
         state = state.apply(a, chance)

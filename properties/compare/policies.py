@@ -1,0 +1,143 @@
+"""Generic policies that play whole games fast, for play statistics.
+
+Two policies that need no game-specific code:
+
+- **random**: uniform among the legal actions. Runs the generated in-place `playout`
+  loop of the model (`Game.random_playout`): no State or Action object per step.
+- **greedy**: the action after which the acting player's own score is best (lower or
+  higher, as the spec's `score.better` says), ties broken uniformly at random. "After"
+  means after the action's effects and, if they end the round, the round's scoring —
+  but before the next round's deal, which a player cannot foresee. Each candidate is
+  tried on a copy of the state by the model's copy-on-write effect functions (only the
+  zones an effect changes are copied); shuffles inside a tried action draw from a
+  look-ahead stream of their own, so trying never changes the game's own chance.
+
+Every game is seeded by its seed alone: the deal and shuffles by the model's
+`SeededChance` (canonical by kind name), the policy's choices by a stream derived from
+the same seed, so a game plays the same in any process, in any order.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import NamedTuple
+
+import model
+from model.game import _new_state  # the State of in-place values, as random_playout makes
+
+POLICIES = ("random", "greedy")
+
+
+class GameRecord(NamedTuple):
+    """What one game did. `outcome`: end (a game-end condition), cap (stopped by the
+    safety cap, possibly endless), stuck (the player to act had no legal action) or error
+    (the rules were undefined: a ModelError, whose message is `message`)."""
+
+    index: int
+    outcome: str
+    actions: int
+    rounds: int
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    tally: tuple[int, ...]  # times each action was taken, then each round-end condition held
+    ends: tuple[bool, ...]  # which game-end conditions hold at the end
+    message: str = ""
+
+
+def policy_rng(seed: int) -> random.Random:
+    """The policy's own stream for the game with this seed (a str seed: hashed by SHA-512,
+    so it shares nothing with the integer-seeded chance of the deal)."""
+    return random.Random(f"rulespec policy {seed}")
+
+
+def play_game(game: model.Game, policy: str, seed: int, index: int,
+              max_actions: int) -> GameRecord:
+    """One game under a policy; errors of the rules are recorded, not raised."""
+    n_tally = len(game.ir.actions) + len(game.ir.round_end)
+    tally = [0] * n_tally
+    rnd = policy_rng(seed).random
+
+    def pick(n: int) -> int:
+        return int(rnd() * n)
+
+    try:
+        if policy == "random":
+            n, state = game.random_playout(seed, pick, max_actions, tally)
+        elif policy == "greedy":
+            n, state = greedy_playout(game, seed, pick, max_actions, tally)
+        else:
+            raise ValueError(f"unknown policy {policy!r}")
+    except model.ModelError as exc:
+        return GameRecord(index, "error", sum(tally[:len(game.ir.actions)]), 0, (), (),
+                          tuple(tally), (), str(exc))
+    if state.is_terminal:
+        outcome = "end"
+    elif n >= max_actions:
+        outcome = "cap"
+    else:
+        outcome = "stuck"
+    ends = tuple(f(state.z, state.v) for _, f in game.ns["GAME_END"]) if state.is_terminal else ()
+    return GameRecord(index, outcome, n, state.round, state.scores, state.winners,
+                      tuple(tally), tuple(bool(x) for x in ends))
+
+
+def greedy_playout(game: model.Game, seed: int, pick: Callable[[int], int], max_actions: int,
+                   tally: list[int]) -> tuple[int, model.State]:
+    """Play one game greedily in place; returns the number of actions and the final state."""
+    better = game.ir.score_better
+    if better not in ("lower", "higher"):
+        raise model.SpecError(model.Where(game.ir.file),
+                              "the greedy policy needs to know whether a lower or a higher score "
+                              "is better: add `better: lower` or `better: higher` under score")
+    sign = 1 if better == "higher" else -1
+    ns = game.ns
+    legal, make = ns["legal"], game.action
+    round_end, scoring, game_end = ns["round_end"], ns["scoring"], ns["game_end"]
+    round_start, score, conditions = ns["round_start"], ns["score"], ns["ROUND_END"]
+    trial_effects, effects = game._effects, game._effects_in_place
+    first_condition = len(game.ir.actions)
+
+    start = game.initial_state(seed)
+    Z, V = [z[:] for z in start.z], list(start.v)
+    chance = game.chance(seed, 0)
+    look_ahead = game.chance(seed, -2)
+    n, terminal = 0, False
+    while n < max_actions:
+        options = legal(Z, V, make)
+        if not options:
+            break
+        actor = V[0]
+        if len(options) == 1:
+            a = options[0]
+        else:
+            best: list = []
+            top = None
+            for option in options:
+                Zt, Vt = Z[:], V[:]  # the effects copy each zone they change
+                trial_effects[option.index](Zt, Vt, look_ahead, *option.args)
+                Vt[2] = actor
+                if round_end(Zt, Vt):
+                    Zt = [z[:] for z in Zt]
+                    scoring(Zt, Vt, look_ahead)
+                s = sign * score(Zt, Vt, actor)
+                if top is None or s > top:
+                    top, best = s, [option]
+                elif s == top:
+                    best.append(option)
+            a = best[pick(len(best))] if len(best) > 1 else best[0]
+        tally[a.index] += 1
+        effects[a.index](Z, V, chance, *a.args)
+        V[2] = actor
+        n += 1
+        if round_end(Z, V):
+            for j, (_, holds) in enumerate(conditions, first_condition):
+                if holds(Z, V):
+                    tally[j] += 1
+            scoring(Z, V, chance)
+            if game_end(Z, V):
+                terminal = True
+                break
+            V[1] += 1
+            round_start(Z, V, chance)
+    return n, _new_state(game, tuple(Z), tuple(V), terminal, seed, n)
