@@ -77,7 +77,7 @@ class Parting:
     new_legal: tuple[str, ...] = ()
     differences: tuple[Part, ...] = ()
     situation: str = ""  # the state where they part (before the last action), described
-    chance: dict[str, Any] = attrs.field(factory=dict)  # seed (+ by-name) or shuffles
+    chance: dict[str, Any] = attrs.field(factory=dict)  # {"seed": s}, or z3's "shuffles"
     bound: int | None = None
     games: int = 0
     notes: tuple[str, ...] = ()
