@@ -100,7 +100,7 @@ def read_version(arg: str, variants: Mapping[str, str] | None = None) -> Version
     if "@" in arg and not Path(arg).exists():
         path_text, _, rev = arg.rpartition("@")
         if not path_text or not rev:
-            raise SpecError(Where(arg), "write a revision as PATH@REV, e.g. spec/lama.yaml@HEAD")
+            raise SpecError(Where(arg), "write a revision as PATH@REV, e.g. spec/game.yaml@HEAD")
         path = Path(path_text)
         if not path.suffix and not path.exists():
             path = resolve_spec_path(path_text)  # a game id: its file in spec/
