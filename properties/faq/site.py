@@ -15,8 +15,9 @@ from html import escape
 from pathlib import Path
 
 from .citations import Citation
+from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
-from .markdown import example_lines
+from .markdown import FOUND_BY, example_lines, start_text
 
 STYLE = (Path(__file__).parent / "site.css").read_text(encoding="utf-8")
 
@@ -124,23 +125,24 @@ def _question(faq: GameFaq, q: Question) -> Iterator[str]:
     yield "</ul>"
     yield f'<p><span class="ruling">Ruling: <code>{escape(q.ruling)}</code>.</span> {escape(q.rationale)}</p>'
     for p in q.partings:
-        yield from _example(q, p)
+        yield from _example(faq, q, p)
     yield "</section>"
 
 
-def _example(q: Question, p: Parting) -> Iterator[str]:
+def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     title = f"<code>{escape(q.ruling)}</code> against <code>{escape(p.reading)}</code>"
     yield f'<div class="example"><h3>{title}</h3>'
     if p.status != "parted":
         yield f"<p>{escape(p.shown)}.</p></div>"
         return
-    start = (f"The situation <code>{escape(Path(p.situation).name)}</code>" if p.situation
-             else f"The deal of seed {p.seed}")
-    yield f"<p>{start}, {p.players} players.</p>"
+    yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
+           f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
+    if p.shown:
+        yield f"<p>No parting game from a deal: {escape(p.shown)}.</p>"
     if p.steps:
         yield "<ol>" + "".join(f"<li>player {s.player}: <code>{escape(s.action)}</code></li>"
                                for s in p.steps) + "</ol>"
-    n = len(p.steps) + 1
+    n = p.step
     yield (f'<div class="part"><p><strong>Step {n}: the readings part here.</strong> '
            f"Player {p.active} is to act.</p>")
     changed = {d[0].split("[")[0] for d in p.differences}
@@ -156,7 +158,10 @@ def _example(q: Question, p: Parting) -> Iterator[str]:
                            for d in p.differences)
             yield (f"<div><p>After <code>{escape(p.action or '')}</code>, under "
                    f"<strong>{escape(label)}</strong>:</p><table class=\"state\">{rows}</table></div>")
-    yield "</div></div></div>"
+    yield "</div></div>"
+    if p.effect is not None:
+        yield f'<p class="effect"><strong>What it does to play.</strong> {escape(effect_text(p.effect))}</p>'
+    yield "</div>"
 
 
 def _state_table(state: dict, active: int | None, changed: set[str]) -> str:
