@@ -131,8 +131,11 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
     counts = partings.counts_to_try(g, players)
     key = partings.digest(path, amb, reading, counts, how)
     entry = store.get(amb, reading, key) if store is not None else None
+    if entry is not None and entry.get("status") == "bounded" and not stored_only \
+            and entry.get("proof_limit") != how.proof_limit:
+        entry = None  # reached a bound with another proof time: search again
     if entry is not None:
-        shown = _stored(path, store, entry, amb, reading)
+        shown = _stored(store, entry, amb, reading)
         if shown is not None:
             stats = entry.get("statistics")
             if (shown.parted and not stored_only and how.statistics_games
@@ -165,15 +168,8 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
     verdict = partings.not_parted(reading, tried)
     if store is not None:
         store.put(amb, reading, {"digest": key, "status": verdict.status, "how": verdict.how,
-                                 "shown": verdict.shown}, None)
-    return _with_example(path, amb, verdict)
-
-
-def _with_example(path: Path, amb: ir.Ambiguity, verdict: Parting) -> Parting:
-    """Where no game from a deal parts them, the spec's own example situation, if it has
-    one where the readings part."""
-    example = partings.from_situation(path, amb, verdict.reading) if amb.example else None
-    return verdict if example is None else attrs.evolve(example, shown=verdict.shown)
+                                 "shown": verdict.shown, "proof_limit": how.proof_limit}, None)
+    return verdict
 
 
 def _effect(path: Path, amb: ir.Ambiguity, reading: str, shown: Parting, how: Search,
@@ -185,12 +181,11 @@ def _effect(path: Path, amb: ir.Ambiguity, reading: str, shown: Parting, how: Se
     return effects.statistics_effect(path, amb, reading, n, how.statistics_games)
 
 
-def _stored(path: Path, store: Store, entry: dict, amb: ir.Ambiguity, reading: str) -> Parting | None:
+def _stored(store: Store, entry: dict, amb: ir.Ambiguity, reading: str) -> Parting | None:
     """A stored result; a stored parting game only if it still parts the readings."""
     if entry.get("status") != "parted":
-        return _with_example(path, amb, Parting(
-            reading, str(entry.get("status")), str(entry.get("shown", "")),
-            str(entry.get("how", ""))))
+        return Parting(reading, str(entry.get("status")), str(entry.get("shown", "")),
+                       str(entry.get("how", "")))
     name = str(entry.get("replay", ""))
     try:
         data = store.replay(name)

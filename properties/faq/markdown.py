@@ -99,9 +99,8 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         return
     yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
            f"{start_text(faq, p)}{_before(p)}.")
-    yield f"  **They part at step {p.step}**, player {p.active} to act: {what_differs(q, p)}"
-    if p.shown:  # a situation the spec gives, shown where no game from a deal parts them
-        yield f"  (No parting game from a deal: {p.shown}.)"
+    where = "at the deal" if p.at_deal else f"at step {p.step}"
+    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p)}"
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
     if p.replay is not None and faq.store is not None:
@@ -112,14 +111,11 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
 
 FOUND_BY = {"z3": "z3 (the shortest game from any deal)",
             "random games": "random games played on both readings in lock-step",
-            "hypothesis": "Hypothesis-generated games played on both readings in lock-step",
-            "example": "the spec's example situation"}
+            "hypothesis": "Hypothesis-generated games played on both readings in lock-step"}
 
 
 def start_text(faq: GameFaq, p: Parting) -> str:
-    """Where the example game starts: a seed's deal, z3's deal, or a situation file."""
-    if p.situation is not None:
-        return f"In the situation `{p.situation}`"
+    """Where the example game starts: a seed's deal, or z3's."""
     if p.seed is not None:
         return f"From the deal of seed {p.seed} (`rulespec play {faq.id} --seed {p.seed}`)"
     return "From a deal z3 chose (its shuffles are in the replay file)"
@@ -141,13 +137,24 @@ def _store_path(faq: GameFaq, name: str) -> str:
 
 def what_differs(q: Question, p: Parting) -> str:
     """One sentence: the legal actions each reading allows, or the outcome of the action."""
+    if p.at_deal:
+        return "the deals differ: " + _listed(p) + (
+            "; so " + _legal_text(p) if p.ruling_legal != p.reading_legal else ".")
     if p.ruling_legal != p.reading_legal:
-        return (f"the ruling allows {_actions(p.ruling_legal)}; `{p.reading}` allows "
-                f"{_actions(p.reading_legal)}.")
+        return _legal_text(p)
+    return f"both allow the same actions, but after `{p.action}`: {_listed(p)}."
+
+
+def _legal_text(p: Parting) -> str:
+    return (f"the ruling allows {_actions(p.ruling_legal)}; `{p.reading}` allows "
+            f"{_actions(p.reading_legal)}.")
+
+
+def _listed(p: Parting) -> str:
     diffs = "; ".join(f"{what} {a} under the ruling, {b} under `{p.reading}`"
                       for what, a, b in p.differences[:4])
     more = f" (and {len(p.differences) - 4} more)" if len(p.differences) > 4 else ""
-    return f"both allow the same actions, but after `{p.action}`: {diffs}{more}."
+    return f"{diffs}{more}"
 
 
 def _actions(actions: tuple[str, ...]) -> str:

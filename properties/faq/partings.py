@@ -58,12 +58,12 @@ class Parting:
     every player count the readings play alike, proved from the rules or by z3), `bounded`
     (z3: from every deal the first N actions behave alike; none in K games either) or
     `none_in_games`. `shown` says it in a sentence; `how` names the search that decided it
-    (rules, z3, random games, hypothesis, or example: a situation the spec gives).
+    (rules, z3, random games, hypothesis).
 
     For `parted`: the game from the deal — its replay file `replay` (a seed or z3's
-    shuffles), or the spec's example `situation` — the actions before the parting step
-    (`steps`), the state there and the player to act, the legal actions each reading allows
-    there and, when those agree, the action whose outcome differs and how.
+    shuffles) — the actions before the parting step (`steps`), the state there and the
+    player to act, the legal actions each reading allows there and, when those agree, the
+    action whose outcome differs and how.
     """
 
     reading: str
@@ -73,7 +73,6 @@ class Parting:
     players: int | None = None
     seed: int | None = None
     replay: str | None = None  # the replay file's name, in the store
-    situation: str | None = None
     steps: tuple[Step, ...] = ()
     active: int | None = None
     state: dict = attrs.field(factory=dict, eq=False)
@@ -82,11 +81,16 @@ class Parting:
     action: str | None = None
     differences: tuple[tuple[str, str, str], ...] = ()  # (what, under the ruling, this reading)
     effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
+    at_deal: bool = False  # the deals differ (the set-up rules do)
+
+    @property
+    def parted(self) -> bool:
+        return self.status == "parted"
 
     @property
     def step(self) -> int:
         """The number of the step where they part (the deal is step 0)."""
-        return len(self.steps) + 1
+        return 0 if self.at_deal else len(self.steps) + 1
 
 
 # ------------------------------------------------------------------ searching
@@ -99,6 +103,8 @@ class Search:
     games: int = 200
     examples: int = 100
     statistics_games: int = GAMES
+    #: z3's time for a proof where the first search found no parting game at a count
+    proof_limit: float = 120.0
 
 
 def counts_to_try(g: ir.GameIR, first: int) -> list[int]:
@@ -118,21 +124,49 @@ def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], h
         if found.parted:
             return found, tried
         tried.append(found)
+    if how.proof_limit > how.z3_limit > 0:
+        # nothing parts them: z3 gets a longer try where it only reached a bound
+        for i, f in enumerate(tried):
+            if f.status != "bounded":
+                continue
+            say(f"{amb.id}={reading}: {f.players} players: z3 tries to prove that they never "
+                f"part (at most {how.proof_limit:g} s)")
+            again = reading_parting(str(spec), f.players, amb.id, reading,
+                                    z3_limit=how.proof_limit, max_depth=60, games=0,
+                                    examples=0)
+            if again.parted:
+                return again, tried[:i] + tried[i + 1:]
+            if again.status == "proved_same" or (again.bound or 0) > (f.bound or 0):
+                tried[i] = attrs.evolve(again, detail=_keep_games(again.detail, f))
     return None, tried
+
+
+def _keep_games(detail: str, first: Found) -> str:
+    """The longer z3 try's finding, with the games the first try played."""
+    if "proved" in detail:
+        return detail
+    games = first.detail.split("; ", 1)[1] if "; " in first.detail else ""
+    z3 = detail.split("; ", 1)[0]
+    return f"{z3}; {games}" if games else z3
 
 
 def not_parted(reading: str, tried: list[Found]) -> Parting:
     """What was shown when no count parts them: proved alike everywhere, or per count."""
-    if tried and all(f.status == "proved_same" for f in tried):
-        counts = _counts_text([f.players for f in tried])
-        by = "z3" if any(f.how == "z3" for f in tried) else "rules"
-        return Parting(reading, "proved_same", f"the two readings never part: with {counts} "
-                       "players, " + ("z3 proves that from every well-formed state they allow "
-                                      "the same actions and reach the same state"
-                                      if by == "z3" else
-                                      "they have the same rules of play"), by)
-    status = "bounded" if any(f.status == "bounded" for f in tried) else "none_in_games"
-    parts = [f"{f.players} players: {_lower(f.detail)}" for f in tried]
+    same_rules = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "rules")
+    by_z3 = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "z3")
+    parts = []
+    if same_rules:
+        parts.append(f"with {_counts_text(same_rules)} players the readings have the same rules "
+                     "of play, so every game plays alike")
+    if by_z3:
+        parts.append(f"with {_counts_text(by_z3)} players z3 proves that from every well-formed "
+                     "state they allow the same actions and reach the same state")
+    rest = [f for f in tried if f.status != "proved_same"]
+    if not rest:
+        return Parting(reading, "proved_same", "the two readings never part: " + "; ".join(parts),
+                       "z3" if by_z3 else "rules")
+    status = "bounded" if any(f.status == "bounded" for f in rest) else "none_in_games"
+    parts += [f"with {f.players} players {_lower(f.detail)}" for f in rest]
     return Parting(reading, status, "no parting game found — " + "; ".join(parts),
                    "z3" if status == "bounded" else "none")
 
@@ -192,49 +226,22 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
     actions = [str(a) for a in data["actions"]]
     last_o, last_n = old[-1], new[-1]
     legal_o, legal_n = _legal(last_o), _legal(last_n)
+    if not actions and observe(last_o) != observe(last_n):  # the deals differ
+        return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
+                       (), last_o.active_player, last_o.to_dict(), tuple(legal_o),
+                       tuple(legal_n), None,
+                       tuple(_differences(last_o.game, last_o, last_n)), at_deal=True)
     if actions and observe(last_o) != observe(last_n):
         before = old[-2]
         steps = _steps(old, actions[:-1])
         return Parting(reading, "parted", "", how, before.game.players, _seed(data), name,
-                       None, steps, before.active_player, before.to_dict(),
+                       steps, before.active_player, before.to_dict(),
                        tuple(_legal(before)), tuple(_legal(new[-2])), actions[-1],
                        tuple(_differences(before.game, last_o, last_n)))
     steps = _steps(old, actions)
-    return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name, None,
+    return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
                    steps, last_o.active_player, last_o.to_dict(), tuple(legal_o),
                    tuple(legal_n))
-
-
-def from_situation(spec: Path, amb: ir.Ambiguity, reading: str) -> Parting | None:
-    """The spec's own `example:` situation for an ambiguity, where the readings part at once
-    (other legal actions, or another state after one of them); None if they do not."""
-    assert amb.example is not None
-    from ..concrete.clarify import read_situation
-
-    path = (spec.parent / amb.example).resolve()
-    data = read_situation(path)
-    players = int(data["players"])
-    ruling = model.load(str(spec), players=players, variants={amb.id: amb.default})
-    other = model.load(str(spec), players=players, variants={amb.id: reading})
-    mine = ruling.state_from_dict(data, str(path))
-    twin = other.state_from_dict(mine.to_dict(), checked=False)  # the ruling's situation
-    root = spec.resolve().parent.parent
-    shown = str(path.relative_to(root)) if root in path.parents else path.name
-    base = Parting(reading, "parted", "", "example", players, None, None, shown, (),
-                   mine.active_player, mine.to_dict(), tuple(_legal(mine)), tuple(_legal(twin)))
-    if base.ruling_legal != base.reading_legal:
-        return base
-    for text in base.ruling_legal:
-        try:  # both from the same written-down state, so both draw the same chance
-            a = ruling.state_from_dict(mine.to_dict()).apply(ruling.parse_action(text))
-            b = other.state_from_dict(mine.to_dict(), checked=False).apply(
-                other.parse_action(text))
-        except ModelError:
-            continue
-        if observe(a) != observe(b):
-            return attrs.evolve(base, action=text,
-                                differences=tuple(_differences(ruling, a, b)))
-    return None
 
 
 def _seed(data: dict[str, Any]) -> int | None:
@@ -299,6 +306,7 @@ def digest(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int],
     (the statistics' games are kept with the statistics)."""
     h = hashlib.sha256(repr((STORE_VERSION, amb.id, amb.default, reading,
                              (how.z3_limit, how.games, how.examples))).encode())
+    # (the statistics' games and the proof's time are kept with the result they decide)
     for n in counts:
         for v in (amb.default, reading):
             h.update(play_form(model.load_ir(spec, players=n, variants={amb.id: v})).encode())

@@ -137,18 +137,23 @@ def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         return
     yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
            f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
-    if p.shown:
-        yield f"<p>No parting game from a deal: {escape(p.shown)}.</p>"
     if p.steps:
         yield "<ol>" + "".join(f"<li>player {s.player}: <code>{escape(s.action)}</code></li>"
                                for s in p.steps) + "</ol>"
-    n = p.step
-    yield (f'<div class="part"><p><strong>Step {n}: the readings part here.</strong> '
+    where = "The deal: the readings part here (they deal differently)." if p.at_deal else \
+        f"Step {p.step}: the readings part here."
+    yield (f'<div class="part"><p><strong>{where}</strong> '
            f"Player {p.active} is to act.</p>")
     changed = {d[0].split("[")[0] for d in p.differences}
     yield _state_table(p.state, p.active, changed)
     yield '<div class="side">'
-    if p.ruling_legal != p.reading_legal:
+    if p.at_deal:
+        for label, column in ((f"ruling {q.ruling}", 1), (p.reading, 2)):
+            rows = "".join(f"<tr><td>{escape(d[0])}</td><td>{escape(d[column])}</td></tr>"
+                           for d in p.differences)
+            yield (f"<div><p>The deal under <strong>{escape(label)}</strong>:</p>"
+                   f'<table class="state">{rows}</table></div>')
+    elif p.ruling_legal != p.reading_legal:
         for name, legal in ((f"ruling {q.ruling}", p.ruling_legal), (p.reading, p.reading_legal)):
             yield (f"<div><p><strong>{escape(name)}</strong> allows:</p><p>"
                    + (", ".join(f"<code>{escape(a)}</code>" for a in legal) or "nothing") + "</p></div>")
