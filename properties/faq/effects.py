@@ -70,6 +70,21 @@ def _estimate(kind: str, e: Any) -> str:
     return "–" if e is None else f"{report.value(kind, e.value)} {report.interval(kind, e)}"
 
 
+def property_changes(g: ir.GameIR, amb: ir.Ambiguity, reading: str) -> tuple[str, ...]:
+    """The properties the spec declares failing under `reading` (each with its reason):
+    `rulespec check` runs every reading and fails if such a property holds after all."""
+    out = []
+    for e in g.expectations:
+        if e.variants.get(amb.id) != reading or e.property == "coverage":
+            continue
+        at = f" with {', '.join(map(str, e.players))} players" if e.players else ""
+        also = [f"{k}={v}" for k, v in e.variants.items() if k != amb.id]
+        together = f" (together with {', '.join(also)})" if also else ""
+        verb = "fails" if e.result == "fail" else "can fail"
+        out.append(f"`{e.property}` {verb}{at}{together}: {e.reason}")
+    return tuple(out)
+
+
 def effect_text(e: Effect) -> str:
     """One paragraph: what changes significantly, or that nothing does, with the games."""
     games = (f"{e.games} games per policy (uniform random and greedy) with {e.players} "

@@ -103,7 +103,8 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
         found = []
         for reading in others:
             tell(f"{g.id}: {a.id}={reading}")
-            found.append(_parting(path, g, a, reading, n, how, kept, stored_only, tell))
+            shown = _parting(path, g, a, reading, n, how, kept, stored_only, tell)
+            found.append(attrs.evolve(shown, properties=effects.property_changes(g, a, reading)))
         questions.append(Question(a.id, a.kind, a.question, a.cite, a.variants, a.default,
                                   a.rationale, tuple(found)))
     if kept is not None and not stored_only:

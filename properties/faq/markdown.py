@@ -96,6 +96,8 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     head = f"- **`{q.ruling}` vs `{p.reading}`**"
     if p.status != "parted":
         yield f"{head}: {p.shown}."
+        yield from (f"  Property (declared in the spec, checked by `rulespec check`): {t}"
+                    for t in p.properties)
         return
     yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
            f"{start_text(faq, p)}{_before(p)}.")
@@ -103,6 +105,8 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p)}"
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
+    for text in p.properties:
+        yield f"  Property (declared in the spec, checked by `rulespec check`): {text}"
     if p.replay is not None and faq.store is not None:
         file = _store_path(faq, p.replay)
         yield (f"  Replay: `rulespec replay {file}` shows this game under the ruling; add "

@@ -82,6 +82,7 @@ class Parting:
     differences: tuple[tuple[str, str, str], ...] = ()  # (what, under the ruling, this reading)
     effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
     at_deal: bool = False  # the deals differ (the set-up rules do)
+    properties: tuple[str, ...] = attrs.field(default=(), eq=False)  # declared to fail
 
     @property
     def parted(self) -> bool:

@@ -133,7 +133,9 @@ def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     title = f"<code>{escape(q.ruling)}</code> against <code>{escape(p.reading)}</code>"
     yield f'<div class="example"><h3>{title}</h3>'
     if p.status != "parted":
-        yield f"<p>{escape(p.shown)}.</p></div>"
+        yield f"<p>{escape(p.shown)}.</p>"
+        yield from _properties(p)
+        yield "</div>"
         return
     yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
            f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
@@ -166,7 +168,14 @@ def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     yield "</div></div>"
     if p.effect is not None:
         yield f'<p class="effect"><strong>What it does to play.</strong> {escape(effect_text(p.effect))}</p>'
+    yield from _properties(p)
     yield "</div>"
+
+
+def _properties(p: Parting) -> Iterator[str]:
+    for text in p.properties:
+        yield (f'<p class="effect"><strong>Property</strong> (declared in the spec, checked by '
+               f"<code>rulespec check</code>): {_inline(text)}</p>")
 
 
 def _state_table(state: dict, active: int | None, changed: set[str]) -> str:
