@@ -112,6 +112,8 @@ class Job:
     args: tuple
     kwargs: dict[str, Any]
     entries: list[Entry]
+    #: How much longer than others of its kind it is guessed to take, before it has run once.
+    weight: float = 1.0
 
     @property
     def name(self) -> str:
@@ -204,7 +206,9 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
                             (spec, cfg.players, {**variants, **dict(cfg.variants)}),
                             {"games": opts.games, "seed": opts.seed, "profile": opts.profile,
                              "examples": opts.examples, "steps": opts.steps,
-                             "expected": expected}, [entry]))
+                             "expected": expected}, [entry],
+                            # games the spec expects may not end are played to the limit
+                            weight=ENDLESS_WEIGHT if _expects_endless(g) else 1.0))
 
     z3: list[Z3Count] = []
     if opts.z3:
@@ -227,6 +231,16 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
                                 (spec, n, variants, missing, opts.z3_timeout), {},
                                 [entries[q] for q in missing]))
     return SpecPlan(spec, base, counts, valid, planned, z3, jobs)
+
+
+#: A configuration that plays endless games: one to 20,000 actions and the others to
+#: 1,000 each, where a game that ends takes a few hundred.
+ENDLESS_WEIGHT = 6.0
+
+
+def _expects_endless(g: ir.GameIR) -> bool:
+    e = expectation_for(g, "game_ends")
+    return e is not None and e.result in ("fail", "may_fail")
 
 
 def _load(spec: str, players: int, variants: Mapping[str, str]) -> tuple[ir.GameIR, Fingerprint]:

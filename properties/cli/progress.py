@@ -27,6 +27,7 @@ GUESS = {"spec_valid": 2.0, "configuration": 3.0, "z3": 60.0}
 
 class JobLike(Protocol):
     kind: str
+    weight: float
 
     @property
     def name(self) -> str: ...
@@ -38,7 +39,7 @@ class Timings:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self.seconds: dict[str, float] = {}
-        self.now: dict[str, list[float]] = {}  # per kind, this run
+        self.now: dict[str, list[float]] = {}  # per kind, this run, per unit of weight
         if path is not None and path.is_file():
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
@@ -53,11 +54,11 @@ class Timings:
         if key in self.seconds:
             return self.seconds[key]
         done = self.now.get(job.kind)
-        return sum(done) / len(done) if done else GUESS.get(job.kind, 5.0)
+        return job.weight * (sum(done) / len(done) if done else GUESS.get(job.kind, 5.0))
 
     def record(self, job: JobLike, seconds: float) -> None:
         self.seconds[f"{job.kind} {job.name}"] = seconds
-        self.now.setdefault(job.kind, []).append(seconds)
+        self.now.setdefault(job.kind, []).append(seconds / job.weight)
 
     def save(self) -> None:
         if self.path is None:

@@ -45,7 +45,7 @@ class Limits:
     max_round: int = 5_000  # per round, used where a spec declares no measure
     #: Once a game has run past `max_actions` (game_ends fails), the later games of the
     #: same batch stop at this many actions (see `play_games`).
-    after_endless: int = 2_000
+    after_endless: int = 1_000
 
 
 def play_and_check(game: Game, seed: int, limits: Limits | None = None,
