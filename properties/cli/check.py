@@ -48,7 +48,7 @@ class Row:
     variants: str = ""  # the variants that differ from the default, "a=v,b=w"
     replay: dict | None = None  # a failure's replay data (a state machine's, with its shuffles)
     cached: bool = False  # the result came from the cache
-    bound: int | None = None  # a z3 proof that holds up to this bound only
+    bound: int | None = None  # the bound a z3 query reports (a depth, a round's length)
 
     @property
     def ok(self) -> bool:
@@ -229,7 +229,7 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
                                  else "queries")
                 jobs.append(Job("z3", spec, base.id, n, label, work.run_z3,
                                 (spec, n, variants, missing, opts.z3_timeout), {},
-                                [entries[q] for q in missing]))
+                                [entries[q] for q in missing], weight=len(missing)))
     return SpecPlan(spec, base, counts, valid, planned, z3, jobs)
 
 

@@ -251,31 +251,36 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     replay_files = _write_replays(rows, replays, spec_of)
     failed = [r for r in rows if not r.ok]
     seconds = time.perf_counter() - t0
+    to_stdout = json_file is not None and str(json_file) == "-"
+
+    def say(line: str) -> None:  # the report for people; on stderr when stdout has the JSON
+        click.echo(line, err=to_stdout)
+
     if verbose:
         for line in table_lines(rows):
-            click.echo(line)
-        click.echo("coverage:")
+            say(line)
+        say("coverage:")
         for line in reports:
-            click.echo("  " + line)
+            say("  " + line)
     else:
         for line in summary_lines(rows):
-            click.echo(line)
+            say(line)
         details = detail_lines(rows)
         if details:
-            click.echo("\nrows that need reading (every row: --verbose):")
+            say("\nrows that need reading (every row: --verbose):")
             for line in details:
-                click.echo("  " + line)
+                say("  " + line)
     for _, path in sorted(replay_files.items()):
         warn(f"replay: {path} (rulespec replay {path})")
     cached = sum(r.cached for r in rows)
-    click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed in {seconds:.1f} s"
-               + (f" ({cached} of {len(rows)} rows from the cache)" if cached else ""))
+    say(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed in {seconds:.1f} s"
+        + (f" ({cached} of {len(rows)} rows from the cache)" if cached else ""))
     code = 1 if failed else 0
     if json_file is not None:
         data = json_report(rows, spec_of, {i: str(p) for i, p in replay_files.items()},
                            coverage, seconds, code)
         text = json.dumps(data, indent=1)
-        if str(json_file) == "-":
+        if to_stdout:
             click.echo(text)
         else:
             json_file.write_text(text + "\n", encoding="utf-8")

@@ -21,8 +21,9 @@ from typing import Any, Protocol
 
 #: Seconds between the lines naming the jobs still running, when not on a terminal.
 HEARTBEAT = 30.0
-#: Seconds a job of each kind is guessed to take before any has finished.
-GUESS = {"spec_valid": 2.0, "configuration": 3.0, "z3": 60.0}
+#: Seconds a job of each kind is guessed to take, per unit of its weight (a z3 job: per
+#: query), before any has finished.
+GUESS = {"spec_valid": 2.0, "configuration": 3.0, "z3": 15.0}
 
 
 class JobLike(Protocol):

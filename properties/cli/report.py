@@ -9,6 +9,7 @@ every row as data, with stable keys (`json_report`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,9 +22,15 @@ ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "unknown", "expected failure", 
 JSON_FORMAT = 1
 
 
+#: How a z3 proof says it holds up to a bound only ("in any game of up to 6 rounds").
+_UP_TO = re.compile(r"\bup to \d")
+
+
 def _status(r: Row) -> str:
     """A row's status, with a z3 proof that holds up to a bound only as "bounded"."""
-    return "bounded" if r.status == "holds" and r.bound is not None else r.status
+    if r.status == "holds" and r.property.startswith("z3_") and _UP_TO.search(r.detail):
+        return "bounded"
+    return r.status
 
 
 def needs_reading(r: Row) -> bool:

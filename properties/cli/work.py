@@ -99,6 +99,7 @@ def valid_configuration_result(r: Any) -> bool:
     return (all(isinstance(p, str) and _has(f, seed=int, message=str, actions=list)
                 and _strings(f["actions"]) for p, f in r["findings"].items())
             and all(isinstance(p, str) and _has(o, status=str, message=str)
+                    and o["status"] in ("holds", "fails", "error")
                     and isinstance(o.get("actions"), int | None)
                     and (o.get("replay") is None or valid_replay(o["replay"]))
                     for p, o in r["outcomes"].items())
@@ -144,6 +145,7 @@ def run_z3(spec: str, players: int, variants: Mapping[str, str], queries: Sequen
 
 def valid_z3_result(r: Any) -> bool:
     return (_has(r, query=str, status=str, detail=str, seconds=float)
+            and r["status"] in ("proved", "witness", "unknown", "error")
             and isinstance(r.get("bound"), int | None)
             and (r.get("replay") is None or valid_replay(r["replay"])))
 
