@@ -53,6 +53,11 @@ def computed(data: dict) -> set[tuple[str, str]]:
             for r in data["rows"] if not r["cached"] and r["property"] != "coverage"}
 
 
+def recomputed_coverage(data: dict) -> set[str]:
+    """The games whose coverage was found afresh (some configuration ran)."""
+    return {r["game"] for r in data["rows"] if r["property"] == "coverage" and not r["cached"]}
+
+
 def without_times(data: dict) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in ("seconds", "cached")} for r in data["rows"]]
 
@@ -128,6 +133,7 @@ def test_a_one_clause_change_reruns_only_what_it_affects(tmp_path: Path) -> None
                                json_to=tmp_path / "warm.json")
     assert code == 0 and warm is not None
     assert computed(warm) == set(), "nothing changed: every row from the cache"
+    assert recomputed_coverage(warm) == set() and warm["cached"] == len(warm["rows"])
     assert "nothing to run" in err
     assert without_times(warm) == without_times(cold)
 
@@ -138,6 +144,7 @@ def test_a_one_clause_change_reruns_only_what_it_affects(tmp_path: Path) -> None
     assert code == 0 and after is not None
     # the spec_valid row of the changed spec, and the one configuration that takes the clause
     assert computed(after) == {("lama", ""), ("lama", "next_round_starter=left_of_ender")}
+    assert recomputed_coverage(after) == {"lama"}
     assert [r for r in after["rows"] if not r["cached"] and r["variants"]] == [
         r for r in after["rows"] if r["variants"] == {"next_round_starter": "left_of_ender"}]
 

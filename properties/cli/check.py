@@ -345,7 +345,8 @@ def rows_of_spec(p: SpecPlan, opts: Options) -> tuple[list[Row], Coverage]:
     # property suite's thorough profile is where coverage is held to account).
     out.append(Row(p.base.id, 0, "coverage", "warning" if unexplained else "holds",
                    f"never exercised: {', '.join(unexplained)}" if unexplained
-                   else "every action, clause, end condition and variant exercised"))
+                   else "every action, clause, end condition and variant exercised",
+                   cached=all(c.entry.cached for c in p.configurations)))
     return out, cov
 
 
