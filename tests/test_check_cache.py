@@ -305,3 +305,15 @@ def test_a_failure_is_detailed_with_a_replay_and_exit_1(tmp_path: Path) -> None:
         assert "replay: " in err
         for r in failing:
             assert Path(r["replay"]).exists()
+
+
+def test_a_variant_that_does_not_compile_is_a_clear_error(tmp_path: Path) -> None:
+    # Only the chip_exchange=never reading is broken: the spec loads with its defaults,
+    # and the spec_valid job (in a worker when --jobs > 1) meets the error.
+    broken = copy(tmp_path, "lama", "set: {consolidate: false}", "set: {consolidate: 5}")
+    for jobs in ("1", "2"):
+        code, _, err, _ = check(str(broken), "-p", "2", "--games", "1", "--profile", "none",
+                                "--no-z3", "--no-cache", "--jobs", jobs)
+        assert code == 2, err
+        errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
+        assert len(errors) == 1 and str(broken) in errors[0], err
