@@ -140,7 +140,7 @@ def test_legal_move_invariants_and_round_bound(spec: Path, players: int) -> None
 
 
 def _expected(game: model.Game, prop: str) -> str | None:
-    from properties.cli.check import expectation_for
+    from properties.cli.rows import expectation_for
 
     e = expectation_for(game.ir, prop)
     return e.result if e is not None else None
