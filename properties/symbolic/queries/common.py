@@ -134,9 +134,11 @@ class OneStep:
     rounds: dict[int, tuple[SymState, Any, Any, Ctx]] = attrs.Factory(dict)
 
     @classmethod
-    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
+    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False,
+              effects: bool = True) -> OneStep:
+        """Without `effects`, the parts say only whether each alternative is enabled."""
         enc = M.enc
-        s, parts = action_parts(M)
+        s, parts = action_parts(M, effects)
         ctx = Ctx("pre")
         pre = [enc.wf(s), NOT(s.term)]
         if in_round:
@@ -196,14 +198,16 @@ def count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
-_PARTS: dict[int, tuple[SymState, list[StepPart]]] = {}
+_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = {}
 
 
-def action_parts(M: Machine) -> tuple[SymState, list[StepPart]]:
+def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepPart]]:
     """Every action instance from the template's input state (built once per machine; the
-    one-step proofs need only these, the searches the whole `template`)."""
-    if id(M) not in _PARTS:
+    one-step proofs need only these, the searches the whole `template`). Without
+    `effects`, guards only."""
+    key = (id(M), effects)
+    if key not in _PARTS:
         sin = M.enc.fresh_state("T.in")
-        _PARTS[id(M)] = sin, [M.action_part(sin, alt, f"T.a{n}")
-                              for n, alt in enumerate(M.alts())]
-    return _PARTS[id(M)]
+        _PARTS[key] = sin, [M.action_part(sin, alt, f"T.a{n}", effects)
+                            for n, alt in enumerate(M.alts())]
+    return _PARTS[key]
