@@ -218,3 +218,8 @@ class Machine:
         if self.g.measure is None:
             return None
         return self.value(self.g.measure, st, ctx)
+
+    def game_measure(self, st: SymState, ctx: Ctx) -> Any:
+        if self.g.game_measure is None:
+            return None
+        return self.value(self.g.game_measure, st, ctx)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -135,8 +135,9 @@ class OneStep:
 
     @classmethod
     def build(cls, M: Machine, in_round: bool = True, invariants: bool = False,
-              effects: bool = True) -> OneStep:
-        """Without `effects`, the parts say only whether each alternative is enabled."""
+              effects: bool = True, names: Sequence[str] | None = None) -> OneStep:
+        """Without `effects`, the parts say only whether each alternative is enabled;
+        `names`: only these of the spec's invariants are assumed."""
         enc = M.enc
         s, parts = action_parts(M, effects)
         ctx = Ctx("pre")
@@ -146,7 +147,7 @@ class OneStep:
             pre.append(NOT(ends))
             pre.append(ctx.defined())
         if invariants:
-            pre.append(M.invariants(s, ctx))
+            pre.append(M.invariants(s, ctx, names))
             pre.append(ctx.defined())
         pre.extend(ctx.assume)
         return cls(M, s, pre, parts)

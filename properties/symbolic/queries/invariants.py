@@ -13,12 +13,13 @@ well-formed. Only the variables' part is then left.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import z3
 
 import model
+from model import ir
 
 from ..execute import Exec
 from ..expressions import Ctx
@@ -52,9 +53,11 @@ LEMMA_MS = 3000
 class _Goals:
     """The goals a state must meet, and how each check went."""
 
-    def __init__(self, game: model.Game, M: Machine, clock: Clock) -> None:
+    def __init__(self, game: model.Game, M: Machine, clock: Clock,
+                 names: Sequence[str] | None = None) -> None:
         self.game, self.M, self.enc, self.clock = game, M, M.enc, clock
         self.lemmas = lemmas_of(M)
+        self.conds = [c for c in game.ir.invariants if names is None or c.name in names]
 
     def of(self, st: SymState, ctx: Ctx, sites: list | None, round_end: bool = True
            ) -> Iterator[tuple[str, Any]]:
@@ -72,7 +75,7 @@ class _Goals:
                 yield f"{TYPE} ({part})", cond
         if round_end:
             yield "no round-end condition holds", NOT(M.round_end(st, Exec(enc, ctx)))
-        for c in self.game.ir.invariants:
+        for c in self.conds:
             yield c.name, M.condition(c.expr, st, ctx)
         yield "every invariant can be evaluated", NOT(ctx.failing("undefined"))
 
@@ -90,15 +93,18 @@ class _Goals:
 
 
 @bounded
-def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
+def invariants(game: model.Game, limit: float = TIME_LIMIT,
+               names: Sequence[str] | None = None) -> Result:
     """The spec's invariants, with the type invariant and "no round-end condition holds",
     are inductive: true at every deal, and kept by every transition into a non-terminal
-    state. Then they hold in every reachable state, and other proofs may assume them."""
+    state. Then they hold in every reachable state, and other proofs may assume them.
+    `names`: only these invariants (a subset that is inductive on its own)."""
     clock = Clock(limit)
     M = machine(game)
     enc = M.enc
-    names = [c.name for c in game.ir.invariants]
-    G = _Goals(game, M, clock)
+    G = _Goals(game, M, clock, names)
+    subset = names is not None
+    names = [c.name for c in G.conds]
 
     def gave_up(where: str, goal: str) -> Result:
         return Result("invariants", "unknown", f"z3 gave up on {goal} {where}", clock.elapsed())
@@ -119,7 +125,7 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
         if r == z3.unknown:
             return gave_up("at the deal", bad)
         # kept by every action
-        one = OneStep.build(M, in_round=True, invariants=True)
+        one = OneStep.build(M, in_round=True, invariants=True, names=names)
         s = new_solver(clock)
         add_all(s, *one.pre)
         for n, part in enumerate(one.parts):
@@ -170,7 +176,8 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
             return gave_up("after the round transition", bad)
     except Unsupported as exc:
         return Result("invariants", "unknown", f"not encoded: {exc}", clock.elapsed())
-    _INDUCTIVE[id(M)] = True
+    if not subset:
+        _INDUCTIVE[id(M)] = True
     return Result("invariants", "proved", f"inductive, so true in every reachable state: "
                   f"{', '.join(names) or 'no declared invariants'} (with the type invariant "
                   "and no round-end condition between actions)", clock.elapsed())
@@ -194,6 +201,15 @@ def _round_after_actions(M: Machine, one: OneStep, G: _Goals
         if r != z3.unsat:
             return r, bad, n, s.model() if r == z3.sat else None
     return z3.unsat, "", -1, None
+
+
+def related_invariants(game: model.Game, e: ir.Expr) -> list[str]:
+    """The spec's invariants that read a variable or zone family that `e` reads."""
+    def reads(x: ir.Expr) -> set[tuple[str, str]]:
+        return {("var", n.name) if isinstance(n, ir.Var) else ("zone", n.family)
+                for n in ir.walk(x) if isinstance(n, ir.Var | ir.Zone)}
+    mine = reads(e)
+    return [c.name for c in game.ir.invariants if reads(c.expr) & mine]
 
 
 def assume_invariants(game: model.Game, clock: Clock) -> bool:
