@@ -23,7 +23,9 @@ from .common import (
     check_sat,
     machine,
     new_solver,
+    step_ok,
 )
+from .invariants import assume_invariants
 from .unroll import Found, Unroller, bmc
 
 
@@ -32,16 +34,18 @@ from .unroll import Found, Unroller, bmc
 def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
     """Can a shared zone be asked for more than it holds in a legal game?"""
     clock = Clock(limit)
+    assumed = assume_invariants(game, clock)
     M = machine(game)
     enc = M.enc
     try:
-        one = OneStep.build(M, in_round=True)
+        one = OneStep.build(M, in_round=True, invariants=assumed)
     except Unsupported as exc:
         return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
     s = new_solver(clock)
     add_all(s, *one.pre)
-    # one step from any well-formed state: which sites can run short at all? Actions
-    # first, then the round transition from any well-formed state where a round ends.
+    # one step from any well-formed state (satisfying the spec's invariants, once proved):
+    # which sites can run short at all? Actions first, then the round transition from any
+    # well-formed state where a round ends (or, if that fails, after any such action).
     sites: dict[str, list] = {}
     for part in one.parts:
         if part.enabled is False:
@@ -63,7 +67,8 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
         round_sites.setdefault(site, []).append(cond)
     for site, conds in round_sites.items():
         sites.setdefault(site, [])
-        if site not in possible and check_sat(r2, clock, OR(*conds)) != z3.unsat:
+        if (site not in possible and check_sat(r2, clock, OR(*conds)) != z3.unsat
+                and not (assumed and _never_after_actions(one, s, site, clock))):
             possible.append(site)
     never = sorted(set(sites) - set(possible))
     if not possible:
@@ -99,6 +104,22 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
                   f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
                   f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
                   bound=k)
+
+
+def _never_after_actions(one: OneStep, s: z3.Solver, site: str, clock: Clock) -> bool:
+    """Whether the round transition's `site` cannot run short after any action taken from
+    a state satisfying the proved invariants (`one.pre`, already in `s`): a round-end state
+    is never observed, so this, not any well-formed state, is where a round begins."""
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        _, ends, _, rctx = one.after(n)
+        flags = [cond for name, cond in rctx.short if name == site]
+        if not flags:
+            continue
+        if check_sat(s, clock, AND(step_ok(part, rctx), ends, OR(*flags))) != z3.unsat:
+            return False
+    return True
 
 
 def _short_sites(found: Found, sites: list[str]) -> str:
