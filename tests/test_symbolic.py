@@ -284,3 +284,27 @@ def test_an_invariant_that_fails_is_named(tmp_path: Path) -> None:
     res = Q.invariants(model.load(path, players=2), limit=120)
     assert res.status == "witness", res.detail
     assert "row_never_empty fails" in res.detail
+
+
+def test_a_localized_check_proves_what_holds_and_not_what_fails(tmp_path: Path) -> None:
+    """The localized transition (zones and variables an invariant does not read forgotten
+    before each statement) proves an invariant that holds, and never one that fails."""
+    import importlib
+
+    from properties.symbolic.queries.common import Clock, OneStep
+
+    inv = importlib.import_module("properties.symbolic.queries.invariants")
+    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
+    mutant = text.replace('- {name: within_rounds, when: "round <= rounds"}',
+                          '- {name: within_rounds, when: "round <= rounds"}\n'
+                          '  - {name: one_in_row, when: "count(row) <= 1"}')
+    assert mutant != text
+    path = tmp_path / "row104.yaml"
+    path.write_text(mutant, encoding="utf-8")
+    game = model.load(path, players=2)
+    M = Q.machine(game)
+    G = inv._Goals(game, M, Clock(120))
+    one = OneStep.build(M, in_round=True, invariants=True)
+    play = next(n for n, p in enumerate(one.parts) if game.ir.actions[p.alt.action].name == "play")
+    assert G.localized(one, play, "row_never_empty")
+    assert not G.localized(one, play, "one_in_row")

@@ -13,7 +13,7 @@ well-formed. Only the variables' part is then left.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import z3
@@ -22,7 +22,7 @@ import model
 from model import ir
 
 from ..execute import Exec
-from ..expressions import Ctx
+from ..expressions import Ctx, Hidden
 from ..machine import Machine
 from ..state import SymState
 from ..terms import AND, NOT, Unsupported
@@ -48,6 +48,10 @@ TYPE = "the type invariant"
 
 #: Milliseconds for each effect lemma asked here (see `_Goals.of`).
 LEMMA_MS = 3000
+
+#: The share of the time left that the exact check of one goal may take when a localized
+#: check can follow (`_Goals.localized`).
+GOAL_SHARE = 0.3
 
 
 class _Goals:
@@ -79,17 +83,42 @@ class _Goals:
             yield c.name, M.condition(c.expr, st, ctx)
         yield "every invariant can be evaluated", NOT(ctx.failing("undefined"))
 
-    def first_failing(self, s: z3.Solver, base: Any, goals: Iterator[tuple[str, Any]]
+    def first_failing(self, s: z3.Solver, base: Any, goals: Iterator[tuple[str, Any]],
+                      fallback: Callable[[str], bool] | None = None
                       ) -> tuple[z3.CheckSatResult, str]:
         """Check each goal under `base`: (unsat, "") if all hold, else the result and the
-        goal's name for the first that fails or that z3 gives up on."""
+        goal's name for the first that fails or that z3 gives up on. A goal z3 gives up on
+        (within `GOAL_SHARE` of the time left) is passed to `fallback`, which proves it
+        another way or not."""
         for name, goal in goals:
             if goal is True:
                 continue
-            r = check_sat(s, self.clock, AND(base, NOT(goal)))
+            share = self.clock.left() * (GOAL_SHARE if fallback else 1.0)
+            r = check_sat(s, Clock(share), AND(base, NOT(goal)))
+            if r == z3.unknown and fallback is not None and fallback(name):
+                continue
             if r != z3.unsat:
                 return r, name
         return z3.unsat, ""
+
+    def localized(self, one: OneStep, n: int, name: str) -> bool:
+        """Whether invariant `name` is kept by action alternative n on the *localized*
+        transition (`expressions.Hidden`): the zone families and variables the invariant
+        does not read are forgotten before each statement. Every exact run is a run of
+        that one, so a proof there is a proof; its formulas are far smaller."""
+        M, enc = self.M, self.enc
+        cond = next(c for c in self.conds if c.name == name)
+        fams = {x.family for x in ir.walk(cond.expr) if isinstance(x, ir.Zone)}
+        read = {x.name for x in ir.walk(cond.expr) if isinstance(x, ir.Var)}
+        hidden = Hidden(frozenset(i for i, (f, _) in enumerate(enc.inst) if f not in fams),
+                        frozenset(v for v in enc.vtypes if v not in read))
+        part = M.action_part(one.s, one.parts[n].alt, f"loc{n}", hidden=hidden)
+        ctx = Ctx(f"loc{n}q")
+        ends = M.round_end(part.post, Exec(enc, ctx))
+        goal = M.condition(cond.expr, part.post, ctx)
+        s = new_solver(self.clock)
+        add_all(s, *one.pre, step_ok(part), *ctx.assume)
+        return check_sat(s, self.clock, AND(NOT(ends), NOT(goal))) == z3.unsat
 
 
 @bounded
@@ -141,7 +170,9 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT,
             others = [g for g in goals if not g[0].startswith(TYPE)]
             r, bad = G.first_failing(s, taken, iter(typing))
             if r == z3.unsat:
-                r, bad = G.first_failing(s, AND(taken, NOT(ends)), iter(others))
+                r, bad = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
+                                         lambda name, n=n: (name in names
+                                                            and G.localized(one, n, name)))
             if r == z3.sat:
                 trace = situation_trace(game, M, s.model(), one, n, None, None)
                 return Result("invariants", "witness", f"not inductive: {bad} fails after "
