@@ -48,7 +48,7 @@ def forgets(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[
     """Whether the body of `stmt` forgets the previous try (see the module docstring),
     for a loop entered with `depths` items remembered below each pile's top and bound
     names `env`; cached on `enc`. `make(ctx)` is an executor (`Exec`) for that context."""
-    cache: dict = enc.__dict__.setdefault("_retry", {})
+    cache = enc.retry_cache
     key = (stmt, depths, tuple((k, v if isinstance(v, bool | int) else None)
                                for k, v in env.items()))
     if key not in cache:

@@ -102,6 +102,8 @@ class Enc:
         if "value" not in self.ka:
             self.ka["value"] = (0,) * self.K
         self.denoms = tuple(sorted(self.classes["tokens"], key=lambda k: -self.ka["value"][k]))
+        #: which `while` loops forget their last try (properties/symbolic/retry.py)
+        self.retry_cache: dict[tuple, bool] = {}
         self.ia: dict[tuple[str, str], tuple] = {}
         for ix in g.indices:
             for attr, values in ix.attrs.items():
