@@ -14,7 +14,12 @@ from model import ir
 from .execute import Exec
 from .expressions import Ctx, Hidden
 from .state import Enc, SymState, ZoneRef
-from .terms import AND, EQ, KNOWN_BELOW, NOT, OR, as_int
+from .terms import AND, EQ, NOT, OR, as_int
+
+#: Items remembered below each start pile's top before set-up (its order is known: kinds
+#: in declaration order). Two suffice for a rule that draws before any shuffle; more make
+#: every lemma about the set-up's first effects (a gather, a shuffle) quadratic in them.
+INITIAL_KNOWN = 2
 
 
 # ------------------------------------------------------------------ transitions
@@ -187,7 +192,7 @@ class Machine:
             Z.append(tuple(items.count(k) for k in enc.inst_kinds[i]))
             if enc.inst_pile[i]:
                 T.append(items[-1] if items else enc.canon[enc.holds(i)])
-                S.append(tuple(reversed(items[:-1]))[:KNOWN_BELOW])
+                S.append(tuple(reversed(items[:-1]))[:INITIAL_KNOWN])
             else:
                 T.append(None)
                 S.append(())
