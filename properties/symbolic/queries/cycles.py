@@ -298,10 +298,11 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
         post, ends, over, rctx = one.after(n)
         ctx = Ctx(f"gm{n}")
         m1 = M.game_measure(post, ctx)
-        taken = AND(step_ok(part, rctx), *ctx.assume, NOT(ctx.failing("undefined")))
+        taken = AND(step_ok(part, rctx), *ctx.assume)
         raised = AND(NOT(ends), LT(m0, m1))
         not_lowered = AND(ends, NOT(over), LE(m0, m1))
-        if check_sat(s, clock, AND(taken, OR(raised, not_lowered))) != z3.unsat:
+        undefined = AND(NOT(over), ctx.failing("undefined"))
+        if check_sat(s, clock, AND(taken, OR(raised, not_lowered, undefined))) != z3.unsat:
             return None
     best = _max_at_deal(M, clock)
     rounds = f"at most {best + 1} rounds" if best is not None else "finitely many rounds"
