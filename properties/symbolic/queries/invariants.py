@@ -46,8 +46,9 @@ _INDUCTIVE: dict[int, bool] = {}
 
 TYPE = "the type invariant"
 
-#: Milliseconds for each effect lemma asked here (see `_Goals.of`).
-LEMMA_MS = 3000
+#: Milliseconds for each effect lemma asked here (see `_Goals.of`); each is proved once per
+#: game and player count (conservation, which runs first, usually has them all already).
+LEMMA_MS = 15_000
 
 #: The share of the time left that the exact check of one goal may take when a localized
 #: check can follow (`_Goals.localized`).
