@@ -69,8 +69,8 @@ class _Goals:
         """(name, condition) for each goal on `st`; `sites`: the effects that led to it
         (None: not known, so the whole type invariant is asked)."""
         enc, M = self.enc, self.M
-        # a lemma too hard for z3 within a few seconds (a pile whose whole order is known,
-        # before the first shuffle) is not worth more: the type invariant is then asked
+        # a lemma z3 cannot prove within LEMMA_MS is not worth more here: the type
+        # invariant itself is then asked, in parts
         covered = sites is not None and self.lemmas.check(
             sites, lambda: min(self.clock.ms(), LEMMA_MS)) is None
         if covered:
