@@ -286,6 +286,8 @@ class _Loader:
             game_end=self.conditions(("game_end", "when"), g["game_end"]["when"]),
             winners=self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
                                    list_of(PLAYER)),
+            game_measure=(self.expr_item(("game_end", "measure"), g["game_end"]["measure"], INT)
+                          if "measure" in g["game_end"] else None),
             score=self.expr_item(("score",), g["score"], INT, p_env),
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),
