@@ -36,7 +36,7 @@ from .common import (
 )
 from .invariants import assume_invariants, invariants, related_invariants
 from .reach import parse_condition
-from .recorded import recorded_witness, repeated_start
+from .recorded import recorded_witness, repeated_in_round, repeated_start
 from .rotation import rotate_events, rotate_state, rotate_values
 from .unroll import OneRound, Unroller, bmc, one_round
 
@@ -50,6 +50,9 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     clock = Clock(limit)
     M = machine(game)
     enc = M.enc
+    recorded = _recorded_round_cycle(game, clock)
+    if recorded is not None:
+        return recorded
     if game.ir.measure is None:
         return _round_cycle(game, clock, max_depth, "the spec declares no round measure", units)
     assumed = assume_invariants(game, clock)
@@ -91,6 +94,26 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     return Result("round_bound", "proved", f"every action inside a round lowers the round "
                   f"measure{using}, which is at most {best} at a deal: a round lasts at most "
                   f"{best + 1} actions", clock.elapsed(), bound=best + 1)
+
+
+def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
+    """The cycle inside a round the spec records as an expected failure, if its replay
+    file comes back to a state it has been at within one round."""
+    found = recorded_witness(game, "z3_round_bound")
+    if found is None:
+        return None
+    path, data = found
+    try:
+        again = repeated_in_round(game, data)
+    except model.IllegalAction:
+        return None
+    if again is None:
+        return None
+    head = "the first deal" if data.get("situation") is None else "a recorded situation"
+    return Result("round_bound", "witness", f"the recorded witness {path} replays on the "
+                  f"concrete model: from {head}, the state after action {again[0]} comes back "
+                  f"after action {again[1]} within one round, so a round need not end",
+                  clock.elapsed(), bound=again[1])
 
 
 def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:

@@ -2,8 +2,10 @@
 witness: FILE}]`), replayed on the concrete model: exact, and far faster than finding it
 again within the time limit (LAMA's three-player game cycle took z3 26 minutes to find).
 
-Only a replay that shows the failure counts; one that does not (the rules changed, the
-file is for other readings) is ignored and the query searches as usual.
+A game cycle must come back to a round start it has been at, a round cycle to a state it
+has been at within the same round. Only a replay that shows the failure counts; one that
+does not (the rules changed, the file is for other readings) is ignored and the query
+searches as usual.
 """
 
 from __future__ import annotations
@@ -71,14 +73,35 @@ def repeated_start(game: model.Game, data: dict, skip: frozenset[str]
     chance's position aside), as (actions to the first, actions to the second)."""
     seen: dict[str, int] = {}
     for n, state in round_starts(game, data):
-        d = state.to_dict()
-        d.pop("step", None)  # the chance's position, not the game's
-        for name in skip:
-            d.pop(name, None)
-            d["vars"].pop(name, None)
-        key = repr(sorted(d.items()))
+        key = _key(state, skip)
         if key in seen:
             return seen[key], n
         seen[key] = n
     return None
+
+
+def repeated_in_round(game: model.Game, data: dict) -> tuple[int, int] | None:
+    """Two states of the replay, within one round, that are equal (the chance's position
+    aside), as (actions to the first, actions to the second)."""
+    state, chance = tr.start(game, data)
+    seen = {_key(state, frozenset()): 0}
+    for n, text in enumerate(data["actions"], 1):
+        nxt = state.apply(game.parse_action(text), chance=chance)
+        if nxt.round != state.round or nxt.is_terminal:
+            seen = {}
+        key = _key(nxt, frozenset())
+        if key in seen:
+            return seen[key], n
+        seen[key] = n
+        state = nxt
+    return None
+
+
+def _key(state: model.State, skip: frozenset[str]) -> str:
+    d = state.to_dict()
+    d.pop("step", None)  # the chance's position, not the game's
+    for name in skip:
+        d.pop(name, None)
+        d["vars"].pop(name, None)
+    return repr(sorted(d.items()))
 
