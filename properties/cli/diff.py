@@ -68,9 +68,10 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               help="Random games per player count for the property table.")
 @click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
               show_default=True, help="The property table's Hypothesis profile.")
-@click.option("--z3-jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
               show_default="the number of CPUs",
-              help="Player counts whose z3 property rows run side by side.")
+              help="Worker processes (the property table's jobs); the numbers do not depend "
+                   "on it.")
 @click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
               show_default=True, help="Where the parting games and new failures are written.")
 @click.option("--markdown", "md", type=click.Path(path_type=Path), default=None,
@@ -82,7 +83,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
          new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_timeout: float,
          games: int, examples: int, max_actions: int, seed: int, properties: bool,
-         check_games: int, profile: str, z3_jobs: int, replays: Path, md: Path | None,
+         check_games: int, profile: str, jobs: int | None, replays: Path, md: Path | None,
          js: Path | None, page: Path | None) -> None:
     """Compare two versions of a game: what changed in the rules, the shortest game where
     play parts, and the properties old beside new.
@@ -112,7 +113,8 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_timeout,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
                       properties=properties, check_games=check_games,
-                      profile=None if profile == "none" else profile, z3_jobs=z3_jobs,
+                      profile=None if profile == "none" else profile,
+                      jobs=jobs or os.cpu_count() or 1,
                       replays=replays)
     start = time.perf_counter()
 

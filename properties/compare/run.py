@@ -31,7 +31,7 @@ class Options:
     check_games: int = 100  # random games per player count for the property rows
     profile: str | None = "ci"  # the property suite's Hypothesis profile (None: playouts only)
     check_z3_limit: float = 30.0
-    z3_jobs: int = 1
+    jobs: int = 1  # worker processes for the property table and the play statistics
     replays: Path = Path("replays")
 
 
@@ -58,7 +58,7 @@ def compare(old: Version, new: Version, options: Options,
     if options.properties:
         properties = tuple(compare_checks(
             old, new, counts, games=options.check_games, profile=options.profile,
-            use_z3=options.use_z3, z3_limit=options.check_z3_limit, z3_jobs=options.z3_jobs,
+            use_z3=options.use_z3, z3_limit=options.check_z3_limit, jobs=options.jobs,
             replays=options.replays, seed=options.seed, progress=say))
     chosen_o, chosen_n = old.ir(counts[0]).chosen, new.ir(counts[0]).chosen
     z3 = f"with z3 ({options.z3_limit:g} s per player count), then " if options.use_z3 else ""
