@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -53,9 +54,8 @@ def compare_checks(old: Version, new: Version, players: Iterable[int], *, games:
                    replays: Path, seed: int = 0,
                    progress: Callable[[str], None] | None = None) -> list[PropertyPair]:
     """Run the check table on both versions (their readings fixed) and pair the rows."""
-    counts = list(players)
-    tables = [_rows(v, counts, games=games, profile=profile, seed=seed, use_z3=use_z3,
-                    z3_limit=z3_limit, jobs=jobs, progress=progress) for v in (old, new)]
+    tables = _tables((old, new), list(players), games=games, profile=profile, seed=seed,
+                     use_z3=use_z3, z3_limit=z3_limit, jobs=jobs, progress=progress)
     old_rows = {(r.players, r.property): r for r in tables[0]}
     new_rows = {(r.players, r.property): r for r in tables[1]}
     out = []
@@ -72,33 +72,56 @@ def compare_checks(old: Version, new: Version, players: Iterable[int], *, games:
     return out
 
 
-def _rows(version: Version, counts: list[int], *, games: int, profile: str | None, seed: int,
-          use_z3: bool, z3_limit: float, jobs: int,
-          progress: Callable[[str], None] | None) -> list[Row]:
-    """The rows of one version, its readings fixed, as `rulespec check` plans, runs (`jobs`
-    at a time) and caches them: a version whose rules play as before costs a cache look-up."""
+def _tables(versions: tuple[Version, ...], counts: list[int], *, games: int,
+            profile: str | None, seed: int, use_z3: bool, z3_limit: float, jobs: int,
+            progress: Callable[[str], None] | None) -> list[list[Row]]:
+    """The rows of each version, its readings fixed, as `rulespec check` plans, caches and
+    runs them: a version whose rules play as before costs a cache look-up, and the jobs of
+    both versions share the `jobs` workers."""
     from ..cli.cache import Cache, default_folder
     from ..cli.check import Options, plan, rows_of_spec, store
     from ..cli.progress import Progress, Timings
     from ..cli.runner import run_jobs
 
     say = progress or (lambda _m: None)
-    chosen = tuple(sorted(version.ir(counts[0]).chosen.items()))
-    opts = Options(games=games, seed=seed, players=tuple(counts), variants=chosen,
-                   profile=profile, z3=use_z3, z3_timeout=z3_limit)
     cache = Cache(default_folder(), say)
-    with version.errors():
-        p = plan(version.spec, opts, cache)
-        say(f"properties of {version.label}: {len(p.jobs)} jobs to run "
-            f"({cache.hits} results from the cache)")
-        shown = Progress(p.jobs, jobs, Timings(None), lambda text: say(text.rstrip()),
-                         terminal=False)
-        try:
-            run_jobs(p.jobs, jobs, shown, lambda job, res: store(cache, job, res))
-        finally:
-            shown.close()
-        rows, _ = rows_of_spec(p, opts)
-    return rows
+    plans = []
+    for v in versions:
+        chosen = tuple(sorted(v.ir(counts[0]).chosen.items()))
+        opts = Options(games=games, seed=seed, players=tuple(counts), variants=chosen,
+                       profile=profile, z3=use_z3, z3_timeout=z3_limit)
+        with v.errors():
+            plans.append((v, opts, plan(v.spec, opts, cache)))
+    # a job of the new version that computes what one of the old computes (the same key:
+    # the rules it depends on play alike) is run once
+    first: dict[str, Any] = {}
+    todo, twins = [], []
+    for _, _, p in plans:
+        for job in p.jobs:
+            keys = [e.key for e in job.entries]
+            if keys and all(k is not None and k in first for k in keys):
+                twins.append(job)
+                continue
+            for e in job.entries:
+                if e.key is not None:
+                    first.setdefault(e.key, e)
+            todo.append(job)
+    say(f"properties of both versions: {len(todo)} jobs to run, {cache.hits} results "
+        "from the cache")
+    shown = Progress(todo, jobs, Timings(None), lambda text: say(text.rstrip()),
+                     terminal=False)
+    try:
+        run_jobs(todo, jobs, shown, lambda job, res: store(cache, job, res))
+    finally:
+        shown.close()
+    for job in twins:
+        for e in job.entries:
+            e.result, e.cached = first[e.key].result, first[e.key].cached
+    out = []
+    for v, opts, p in plans:
+        with v.errors():
+            out.append(rows_of_spec(p, opts)[0])
+    return out
 
 
 def _write_replay(row: Row, version: Version, replays: Path) -> str | None:
