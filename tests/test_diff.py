@@ -376,3 +376,25 @@ def test_the_faq_asks_where_a_reading_parts_from_the_ruling(tmp_path: Path) -> N
     assert_parts_at_the_end(path, "lama", "lama", {}, {"quit_cards_score": "hand_only"})
     same = reading_parting("lama", 3, "first_player", "seat0")
     assert same.status == "proved_same" and same.how == "rules"
+
+
+# ------------------------------------------------------------------ statistics
+def test_the_statistics_are_the_same_on_a_dask_cluster(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")  # the extra [cluster]; CI installs it
+    new = copy(tmp_path, "llama7.yaml", LLAMA)
+
+    def statistics(*where: str) -> list[dict]:
+        js = tmp_path / "r.json"
+        code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties",
+                             "--no-z3", "--games", "5", "--examples", "0",
+                             "--stats-games", "200", "--replays", str(tmp_path / "replays"),
+                             "--json", str(js), *where)
+        assert code == 1, out + err
+        return json.loads(js.read_text())["statistics"]["rows"]
+
+    local = statistics("--jobs", "1")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster:
+        remote = statistics("--scheduler", cluster.scheduler_address)
+    assert local == remote
+    assert any(r["significant"] for r in local)
