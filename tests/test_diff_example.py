@@ -2,9 +2,10 @@
 10, its `rulespec diff` report committed as docs/examples/lama-llama-worth-7.md.
 
 The parts of that report that do not depend on timing — what changed in the rules, and the
-shortest game where play parts — must still be what `rulespec diff` finds today, and the
-parting game must replay under both versions and part at its last step. (The property
-table's z3 rows and the statistics depend on time limits and are not compared.)
+shortest game where play parts (its actions and the step where they part; the deal is
+z3's choice) — must still be what `rulespec diff` finds today, and the parting game must
+replay under both versions and part at its last step. (The property table's z3 rows and
+the statistics depend on time limits and are not compared.)
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ def section(markdown: str, title: str) -> str:
     return m.group(1).strip()
 
 
+def game_of(part: str) -> list[str]:
+    """A parting section without the rows of its side-by-side table (the states)."""
+    return [line for line in part.splitlines()
+            if not line.startswith("  | ") or line.endswith("| old | new |")]
+
+
 def test_the_worked_example_is_what_diff_finds(tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     committed = EXAMPLE.read_text(encoding="utf-8")
@@ -48,8 +55,13 @@ def test_the_worked_example_is_what_diff_finds(tmp_path: Path,
                                        "--markdown", "fresh.md"])
     assert result.exit_code == 1, result.stdout + result.stderr
     fresh = Path("fresh.md").read_text(encoding="utf-8")
-    for part in ("What changed in the rules", "Where play parts"):
-        assert section(fresh, part) == section(committed, part), \
-            f"docs/examples: the {part!r} part is out of date; {REGENERATE}"
+    assert section(fresh, "What changed in the rules") == \
+        section(committed, "What changed in the rules"), \
+        f"docs/examples: what changed in the rules is out of date; {REGENERATE}"
+    # the shortest parting game: its length, actions and the step where play parts; the
+    # deal is z3's choice (any deal that parts them so soon), so the states may differ
+    assert game_of(section(fresh, "Where play parts")) == \
+        game_of(section(committed, "Where play parts")), \
+        f"docs/examples: the parting game is out of date; {REGENERATE}"
     (path,) = Path("replays").glob("my-lama-4p-parting.yaml")
     assert_parts_at_the_end(path, str(SPEC), "my-lama.yaml")
