@@ -97,14 +97,24 @@ class RecordingChance:
 
 
 class ScriptedChance:
-    """Plays back recorded shuffle outcomes, checking each is a reordering of the pile."""
+    """Plays back recorded shuffle outcomes, checking each is a reordering of the pile.
 
-    def __init__(self, outcomes: list[list[int]]) -> None:
+    With a `fallback`, a shuffle the record cannot serve (none left, or the next one holds
+    other cards) is left to the fallback instead (the recorded one stays for later): two
+    versions of a game replay one record alike until they shuffle differently.
+    """
+
+    def __init__(self, outcomes: list[list[int]], fallback: Chance | None = None) -> None:
         self.outcomes = list(outcomes)
+        self.fallback = fallback
 
     def shuffle(self, pile: list[int]) -> None:
         from .errors import ModelError
 
+        fits = bool(self.outcomes) and sorted(self.outcomes[0]) == sorted(pile)
+        if not fits and self.fallback is not None:
+            self.fallback.shuffle(pile)
+            return
         if not self.outcomes:
             raise ModelError("the replay has no recorded shuffle left for this step")
         order = self.outcomes.pop(0)
