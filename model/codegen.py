@@ -708,13 +708,18 @@ class Emitter:
             with self.bound(a.params):
                 e(f"return {self.ex(a.when)}", 1)
                 e("", 0)
-                e(f"def effect_{i}(Z, V, ch{params}):", 0)
+                e(f"def step_{i}(Z, V, ch{params}):", 0)
+                e("# the effects, each zone copied before it changes; then: does the round end?",
+                  1)
+                e("actor = V[0]", 1)
                 if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
                     e("Z[:] = [z[:] for z in Z]", 1)
                 else:
                     self.copy_on_write = True
                 self.stmts(a.effects, 1)
                 self.copy_on_write = False
+                e("V[2] = actor", 1)
+                e("return round_end(Z, V)", 1)
                 e("", 0)
                 e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
                 self.stmts(a.effects, 1)
