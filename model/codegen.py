@@ -189,11 +189,50 @@ class Emitter:
 
     def count(self, e: ir.Expr) -> str:
         """A count of items (or an amount): a number known now was checked by the loader;
-        one computed in play is checked then (`r.count`)."""
+        one computed in play is checked then (`r.count`), unless it cannot be negative."""
         e = fold(e)
-        return self._ex(e) if isinstance(e, ir.Const) else f"r.count({self._ex(e)})"
+        return self._ex(e) if self.nonnegative(e) else f"r.count({self._ex(e)})"
+
+    def nonnegative(self, e: ir.Expr) -> bool:
+        """Whether `e` (folded) is certainly a number >= 0: a count, a sum of attribute
+        values that are all >= 0, and such."""
+        match e:
+            case ir.Const(value=int() as v):
+                return v >= 0
+            case ir.Attr(obj=o, attr=a) if o.type.name == "kind" and e.type.name == "int":
+                return all(k.attrs.get(a, 0) >= 0 for k in self.g.kinds)
+            case ir.Call(fn="count" | "len"):
+                return True
+            case ir.Call(fn="sum", args=(ir.Comp(elt=elt),)):
+                return self.nonnegative(elt)
+            case ir.Call(fn="worth", attr=a):
+                return all(k.attrs.get(a, 0) >= 0 for k in self.g.kinds)
+            case ir.Comp(fn="count"):
+                return True
+            case ir.Comp(fn="sum" | "min" | "max" | "first", elt=elt, default=d):
+                return self.nonnegative(elt) and (d is None or self.nonnegative(d))
+            case ir.Bin(op="+" | "*", left=a, right=b):
+                return e.type.name == "int" and self.nonnegative(a) and self.nonnegative(b)
+            case ir.Cond(body=a, orelse=b):
+                return self.nonnegative(a) and self.nonnegative(b)
+        return False
 
     # ------------------------------------------------------------ expressions
+    def class_range(self, holds: str) -> tuple[int, int]:
+        """The kind numbers of a class, lo to hi - 1 (cards are declared before tokens, so
+        each class is a run)."""
+        kinds = [k for k, kind in enumerate(self.g.kinds) if kind.item_class == holds]
+        if not kinds:
+            return 0, 0
+        assert kinds == list(range(kinds[0], kinds[-1] + 1)), holds
+        return kinds[0], kinds[-1] + 1
+
+    def class_counts(self, holds: str, bag: str) -> str:
+        """Code for a bag's counts of its class's kinds, in the order of `CARDS` (or
+        `TOKENS`): `compress(CARDS, <this>)` are the kinds it holds, picked out at C speed."""
+        lo, hi = self.class_range(holds)
+        return bag if lo == 0 else f"{bag}[{lo}:{hi}]"
+
     def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
         return self.zones[e.type.ref]
 
@@ -292,14 +331,14 @@ class Emitter:
             if fn == "empty":
                 return f"(not any({a[0]}))" if bag else f"(not {a[0]})"
             if fn == "kinds":
-                return (f"[_k for _z in ({a[0]},) for _k in {z.holds.upper()} if _z[_k]]" if bag
-                        else f"r.pile_kinds({a[0]})")
+                return (f"list(compress({z.holds.upper()}, {self.class_counts(z.holds, a[0])}))"
+                        if bag else f"r.pile_kinds({a[0]})")
             if fn == "top":
                 return f"r.top({a[0]})"
             table = global_name("KA_", e.attr)
             kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
             if fn == "worth":
-                return (f"r.worth({a[0]}, {table})" if bag
+                return (f"sum(map(mul, {a[0]}, {table}))" if bag
                         else f"sum({table}[k] for k in {a[0]})")
             return f"r.{fn}({kinds_of}, {table})"
         if fn == "after":
@@ -321,6 +360,11 @@ class Emitter:
             return f"r.span({a[0]}, {a[1]}, {MAX_RANGE})"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
+            if self.unrolled(d) is None:
+                with self.bound(d.gens):
+                    mapped = self.mapped(d, True)
+                if mapped is not None:
+                    return f"sum({{*{mapped}}})"
             return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
@@ -415,16 +459,37 @@ class Emitter:
         with self.bound(e.gens):
             return self._comp(e, order_free, default)
 
+    def mapped(self, e: ir.Comp, order_free: bool) -> str | None:
+        """`map(TABLE.__getitem__, ITEMS)` for a comprehension that only looks its one
+        variable up in a kind's attribute table (`points of k for k in ...`): no
+        Python-level loop. None for any other comprehension."""
+        if len(e.gens) != 1 or e.gens[0].conds:
+            return None
+        g, elt = e.gens[0], e.elt
+        if not (isinstance(elt, ir.Attr) and elt.obj.type.name == "kind"
+                and isinstance(elt.obj, ir.Local) and elt.obj.name == g.var):
+            return None
+        bags = self.bag_union(g.iter) if order_free else None
+        items = self.bag_kinds(*bags) if bags is not None else self._ex(g.iter)
+        return f"map({global_name('KA_', elt.attr)}.__getitem__, {items})"
+
+    def bag_kinds(self, holds: str, zones: list[ir.Expr]) -> str:
+        """Code iterating over the kinds any of some bags of one class holds, in order."""
+        counts = [self.class_counts(holds, self._ex(z)) for z in zones]
+        while len(counts) > 1:  # the kinds any of the bags holds: their counts added
+            counts[:2] = [f"map(add, {counts[0]}, {counts[1]})"]
+        return f"compress({holds.upper()}, {counts[0]})"
+
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
+        mapped = self.mapped(e, order_free)
+        if mapped is not None and e.fn in ("list", "sum", "any", "all"):
+            return f"{e.fn}({mapped})"
         loops = []
         for g in e.gens:
             bags = self.bag_union(g.iter) if order_free else None
             if bags is not None:
-                holds, zones = bags
-                test = " or ".join(f"_u{j}[{local(g.var)}]" for j in range(len(zones)))
-                binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
-                loops.append(f"{binds}for {local(g.var)} in {holds.upper()} if {test}")
+                loops.append(f"for {local(g.var)} in {self.bag_kinds(*bags)}")
                 loops.extend(f"if {self._ex(c)}" for c in g.conds)
                 continue
             loops.append(f"for {local(g.var)} in {self._ex(g.iter)}")
@@ -555,10 +620,13 @@ class Emitter:
             keep = self.count(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
         if fn == "gather":
-            kinds = a[0] if s.args[0].type.name == "list" else f"({a[0]},)"
             holds = self.zone_decl(s.args[1]).holds
-            return (f"r.gather(Z, {kinds}, {self._zone_index(s.args[1])}, BAGS_{holds}, "
-                    f"PILES_{holds})")
+            into = self._zone_index(s.args[1])
+            if fold(s.args[0]) == ir.Builtin(holds, s.args[0].type):  # every kind of the class
+                lo, hi = self.class_range(holds)
+                return f"r.gather_all(Z, {into}, BAGS_{holds}, PILES_{holds}, {lo}, {hi})"
+            kinds = a[0] if s.args[0].type.name == "list" else f"({a[0]},)"
+            return f"r.gather(Z, {kinds}, {into}, BAGS_{holds}, PILES_{holds})"
         if fn == "shuffle":
             return f"ch.shuffle({a[0]})"
         if fn == "deal":
@@ -656,6 +724,9 @@ class Emitter:
         chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
         e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
+        e("from itertools import compress", 0)
+        e("from operator import add, mul", 0)
+        e("", 0)
         e("from model import runtime as r", 0)
         e("", 0)
         e(f"P = {g.players}", 0)
@@ -708,9 +779,11 @@ class Emitter:
             with self.bound(a.params):
                 e(f"return {self.ex(a.when)}", 1)
                 e("", 0)
-                e(f"def step_{i}(Z, V, ch{params}):", 0)
+                e(f"def step_{i}(Z, V, ch, args):", 0)
                 e("# the effects, each zone copied before it changes; then: does the round end?",
                   1)
+                if a.params:
+                    e(f"{', '.join(local(p) for p, _ in a.params)}, = args", 1)
                 e("actor = V[0]", 1)
                 if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
                     e("Z[:] = [z[:] for z in Z]", 1)
@@ -726,8 +799,7 @@ class Emitter:
         e("", 0)
         e("def legal(Z, V, make):", 0)
         e("out = []", 1)
-        for i, a in enumerate(g.actions):
-            self.legal_action(i, a)
+        self.legal_moves()
         e("return out", 1)
         self.playout()
         self._conditions("round_end", g.round_end)
@@ -793,8 +865,7 @@ class Emitter:
         e("while n < limit:", 1)
         e("out = []", 2)
         self.depth0, self.playout_mode = 1, True
-        for i, a in enumerate(g.actions):
-            self.legal_action(i, a)
+        self.legal_moves()
         self.depth0, self.playout_mode = 0, False
         e("if not out: return n, False", 2)
         e("a = out[pick(len(out))]", 2)
@@ -819,22 +890,45 @@ class Emitter:
         e("round_start(Z, V, ch)", 3)
         e("return n, False", 1)
 
-    def legal_action(self, i: int, a: ir.ActionDecl) -> None:
+    def legal_moves(self) -> None:
+        """Emit the legal-move code of every action, in declaration order.
+
+        Consecutive actions whose conditions begin with the same test that does not
+        depend on their parameters (the phase of the round, say) share one `if` of it.
+        """
+        actions = list(enumerate(self.g.actions))
+        k = 0
+        while k < len(actions):
+            first = _free_parts(actions[k][1])[:1]
+            n = 1
+            while first and k + n < len(actions) and _free_parts(actions[k + n][1])[:1] == first:
+                n += 1
+            if n > 1:
+                self.emit(f"if {self.ex(first[0])}:", 1 + self.depth0)
+                self.depth0 += 1
+            for i, a in actions[k:k + n]:
+                self.legal_action(i, a, 1 if n > 1 else 0)
+            if n > 1:
+                self.depth0 -= 1
+            k += n
+
+    def legal_action(self, i: int, a: ir.ActionDecl, tested: int = 0) -> None:
         """Emit the legal-move loop of one action.
 
         Conjuncts of the guard that do not depend on the parameters are tested once,
-        before the loops; sub-expressions that do not depend on them (the top of the
-        discard pile, say) are computed once. If computing them fails (an empty pile
-        that the guard would have stepped around), the plain loops run instead.
+        before the loops (the first `tested` of them already were); sub-expressions that
+        do not depend on them (the top of the discard pile, say) are computed once. If
+        computing them fails (an empty pile that the guard would have stepped around),
+        the plain loops run instead.
         """
         with self.bound(a.params):  # each parameter loops over its domain
-            self._legal_action(i, a)
+            self._legal_action(i, a, tested)
 
-    def _legal_action(self, i: int, a: ir.ActionDecl) -> None:
+    def _legal_action(self, i: int, a: ir.ActionDecl, tested: int) -> None:
         names = {p for p, _ in a.params}
         when = fold(a.when)
+        free = _free_parts(a)[tested:]
         parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
-        free = [c for c in parts if not ir.uses_locals(c, names)]
         bound = [c for c in parts if ir.uses_locals(c, names)]
         depth = 1 + self.depth0
         if free:
@@ -854,10 +948,14 @@ class Emitter:
         if hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
-                self.emit(f"_h{j} = {self._ex(fold(h))}", depth + 1)
+                h = fold(h)
+                # the top of a pile read directly: an empty one raises IndexError here
+                code = (f"{self._ex(h.args[0])}[-1]" if isinstance(h, ir.Call) and h.fn == "top"
+                        else self._ex(h))
+                self.emit(f"_h{j} = {code}", depth + 1)
                 self.hoisted[h] = f"_h{j}"
             self.hoisted = {}
-            self.emit("except r.ModelError:", depth)
+            self.emit("except (r.ModelError, IndexError):", depth)
             self._legal_loops(i, a, guard, depth + 1)
             self.emit("else:", depth)
             self.hoisted = {h: f"_h{j}" for j, h in enumerate(hoist)}
@@ -872,9 +970,8 @@ class Emitter:
             if (isinstance(dom, ir.Call) and dom.fn == "kinds"
                     and self.zone_decl(dom.args[0]).order == "bag"):
                 holds = self.zone_decl(dom.args[0]).holds
-                self.emit(f"_b = {self._ex(dom.args[0])}", depth)
-                self.emit(f"for {local(p)} in {holds.upper()}:", depth)
-                self.emit(f"if not _b[{local(p)}]: continue", depth + 1)
+                counts = self.class_counts(holds, self._ex(dom.args[0]))
+                self.emit(f"for {local(p)} in compress({holds.upper()}, {counts}):", depth)
             else:
                 self.emit(f"for {local(p)} in {self._ex(dom)}:", depth)
             depth += 1
@@ -914,6 +1011,14 @@ class Emitter:
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.
 _COUNT_ARG = {"move": 3, "move_top": 2, "deal": 2, "pay": 0}
+
+
+def _free_parts(a: ir.ActionDecl) -> list[ir.Expr]:
+    """The conjuncts of an action's condition that do not depend on its parameters."""
+    names = {p for p, _ in a.params}
+    when = fold(a.when)
+    parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
+    return [c for c in parts if not ir.uses_locals(c, names)]
 
 
 def _calls_in(exprs: list[ir.Expr]) -> list[ir.Expr]:
