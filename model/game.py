@@ -70,11 +70,15 @@ class Game:
         ns = self.ns
         self._legal = ns["legal"]
         self._checks = [ns[f"check_{i}"] for i in range(len(game_ir.actions))]
-        # step_<i>: action i's effects (copy on write), the last actor set, and whether the
-        # round ends; _shuffles[i]: whether they need the chance (else apply makes none)
-        self._steps = self._effects = [ns[f"step_{i}"] for i in range(len(game_ir.actions))]
+        # step_<i>(Z, V, ch, args): action i's effects (copy on write), the last actor set,
+        # and whether the round ends; _shuffles[i]: whether they need the chance (else
+        # apply makes none); _effects[i](Z, V, ch, *args): the same, arguments spread
+        self._steps = [ns[f"step_{i}"] for i in range(len(game_ir.actions))]
+        self._effects = [_spread(step) for step in self._steps]
         emitter = codegen.Emitter(game_ir)
         self._shuffles = ["shuffle" in emitter.effect_names(a.effects) for a in game_ir.actions]
+        self._setup_shuffles = "shuffle" in emitter.effect_names(game_ir.setup)
+        self._after_setup: tuple[list[list[int]], list[Any]] | None = None
         self._effects_in_place = [ns[f"effect_in_place_{i}"]
                                   for i in range(len(game_ir.actions))]
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
@@ -221,15 +225,30 @@ class Game:
     # -------------------------------------------------------------- states
     def initial_state(self, seed: int = 0, chance: Chance | None = None) -> State:
         """The state after set-up and the first round's deal."""
-        L = self.layout
-        Z = [z[:] for z in self._blank]
-        V: list[Any] = [0] * L.n_vars
-        V[1] = 1
         ch = chance or self.chance(seed, -1)
-        self.ns["init_vars"](Z, V)
-        self.ns["setup"](Z, V, ch)
+        Z, V = self._set_up(ch)
         self._round_start(Z, V, ch)
-        return State(self, Z, V, False, seed, 0)
+        state = _new(State)
+        state._game, state._z, state._v, state._terminal = self, Z, V, False
+        state._seed, state._step, state._legal = seed, 0, None
+        return state
+
+    def _set_up(self, chance: Chance) -> tuple[list[list[int]], list[Any]]:
+        """Fresh zones and variables after the spec's `setup`, drawing from `chance`.
+
+        A set-up that shuffles nothing is the same for every seed: it runs once and
+        later calls copy its result."""
+        done = self._after_setup
+        if done is None:
+            Z = [z[:] for z in self._blank]
+            V: list[Any] = [0] * self.layout.n_vars
+            V[1] = 1
+            self.ns["init_vars"](Z, V)
+            self.ns["setup"](Z, V, chance)
+            if self._setup_shuffles:
+                return Z, V
+            done = self._after_setup = ([z[:] for z in Z], V[:])
+        return [z[:] for z in done[0]], done[1][:]
 
     def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
                        tally: list[int] | None = None) -> tuple[int, State]:
@@ -269,12 +288,7 @@ class Game:
 
     def after_setup(self, seed: int = 0) -> tuple[list[list[int]], list[Any]]:
         """The zones and variables after the spec's `setup`, before the first deal."""
-        Z = [z[:] for z in self._blank]
-        V: list[Any] = [0] * self.layout.n_vars
-        V[1] = 1
-        self.ns["init_vars"](Z, V)
-        self.ns["setup"](Z, V, self.chance(seed, -1))
-        return Z, V
+        return self._set_up(self.chance(seed, -1))
 
     def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>", *,
                         checked: bool = True) -> State:
@@ -363,6 +377,12 @@ class Game:
             flags = self._pf = [z.order == "pile" for z in self.ir.zones
                                 for _ in range(L.zone_count[z.name])]
         return flags
+
+
+def _spread(step: Callable[..., bool]) -> Callable[..., bool]:
+    def effect(Z: list, V: list, ch: Chance, *args: Any) -> bool:
+        return step(Z, V, ch, args)
+    return effect
 
 
 def _template(a: ir.ActionDecl) -> tuple[re.Pattern[str], list[str]]:
@@ -494,7 +514,7 @@ class State:
             chance = g.chance(self._seed, self._step)
         Z, V = self._z[:], self._v[:]
         try:
-            ended = g._steps[i](Z, V, chance, *action.args)
+            ended = g._steps[i](Z, V, chance, action.args)
         except ModelError as exc:
             raise ModelError(f"{action}: {exc}") from None
         return Z, V, chance, ended
@@ -512,7 +532,7 @@ class State:
             chance = g.chance(self._seed, self._step)
         Z, V = self._z[:], self._v[:]
         try:
-            ended = g._steps[i](Z, V, chance, *action.args)
+            ended = g._steps[i](Z, V, chance, action.args)
         except ModelError as exc:
             raise ModelError(f"{action}: {exc}") from None
         terminal = False

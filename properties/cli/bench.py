@@ -75,14 +75,16 @@ def state_api_player(game: model.Game, seed: int) -> Player:
 
     def play(i: int) -> int:
         state = game.initial_state(seed + i)
-        n = 0
-        while not state.is_terminal and n < MAX_ACTIONS:
+        for n in range(MAX_ACTIONS):
+            if state.is_terminal:
+                return n
             legal = state.legal_actions()
-            if not legal:
-                break
-            state = state.apply(legal[int(rnd() * len(legal))])
-            n += 1
-        return n
+            try:
+                action = legal[int(rnd() * len(legal))]
+            except IndexError:  # no legal action: the game is stuck
+                return n
+            state = state.apply(action)
+        return MAX_ACTIONS
 
     return play
 
