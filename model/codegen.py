@@ -227,12 +227,6 @@ class Emitter:
         assert kinds == list(range(kinds[0], kinds[-1] + 1)), holds
         return kinds[0], kinds[-1] + 1
 
-    def class_counts(self, holds: str, bag: str) -> str:
-        """Code for a bag's counts of its class's kinds, in the order of `CARDS` (or
-        `TOKENS`): `compress(CARDS, <this>)` are the kinds it holds, picked out at C speed."""
-        lo, hi = self.class_range(holds)
-        return bag if lo == 0 else f"{bag}[{lo}:{hi}]"
-
     def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
         return self.zones[e.type.ref]
 
@@ -331,8 +325,8 @@ class Emitter:
             if fn == "empty":
                 return f"(not any({a[0]}))" if bag else f"(not {a[0]})"
             if fn == "kinds":
-                return (f"list(compress({z.holds.upper()}, {self.class_counts(z.holds, a[0])}))"
-                        if bag else f"r.pile_kinds({a[0]})")
+                return (f"[_k for _z in ({a[0]},) for _k in {z.holds.upper()} if _z[_k]]" if bag
+                        else f"r.pile_kinds({a[0]})")
             if fn == "top":
                 return f"r.top({a[0]})"
             table = global_name("KA_", e.attr)
@@ -360,11 +354,6 @@ class Emitter:
             return f"r.span({a[0]}, {a[1]}, {MAX_RANGE})"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
-            if self.unrolled(d) is None:
-                with self.bound(d.gens):
-                    mapped = self.mapped(d, True)
-                if mapped is not None:
-                    return f"sum({{*{mapped}}})"
             return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
@@ -459,37 +448,16 @@ class Emitter:
         with self.bound(e.gens):
             return self._comp(e, order_free, default)
 
-    def mapped(self, e: ir.Comp, order_free: bool) -> str | None:
-        """`map(TABLE.__getitem__, ITEMS)` for a comprehension that only looks its one
-        variable up in a kind's attribute table (`points of k for k in ...`): no
-        Python-level loop. None for any other comprehension."""
-        if len(e.gens) != 1 or e.gens[0].conds:
-            return None
-        g, elt = e.gens[0], e.elt
-        if not (isinstance(elt, ir.Attr) and elt.obj.type.name == "kind"
-                and isinstance(elt.obj, ir.Local) and elt.obj.name == g.var):
-            return None
-        bags = self.bag_union(g.iter) if order_free else None
-        items = self.bag_kinds(*bags) if bags is not None else self._ex(g.iter)
-        return f"map({global_name('KA_', elt.attr)}.__getitem__, {items})"
-
-    def bag_kinds(self, holds: str, zones: list[ir.Expr]) -> str:
-        """Code iterating over the kinds any of some bags of one class holds, in order."""
-        counts = [self.class_counts(holds, self._ex(z)) for z in zones]
-        while len(counts) > 1:  # the kinds any of the bags holds: their counts added
-            counts[:2] = [f"map(add, {counts[0]}, {counts[1]})"]
-        return f"compress({holds.upper()}, {counts[0]})"
-
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
-        mapped = self.mapped(e, order_free)
-        if mapped is not None and e.fn in ("list", "sum", "any", "all"):
-            return f"{e.fn}({mapped})"
         loops = []
         for g in e.gens:
             bags = self.bag_union(g.iter) if order_free else None
             if bags is not None:
-                loops.append(f"for {local(g.var)} in {self.bag_kinds(*bags)}")
+                holds, zones = bags
+                test = " or ".join(f"_u{j}[{local(g.var)}]" for j in range(len(zones)))
+                binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
+                loops.append(f"{binds}for {local(g.var)} in {holds.upper()} if {test}")
                 loops.extend(f"if {self._ex(c)}" for c in g.conds)
                 continue
             loops.append(f"for {local(g.var)} in {self._ex(g.iter)}")
@@ -724,8 +692,7 @@ class Emitter:
         chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
         e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
-        e("from itertools import compress", 0)
-        e("from operator import add, mul", 0)
+        e("from operator import mul", 0)
         e("", 0)
         e("from model import runtime as r", 0)
         e("", 0)
@@ -970,8 +937,9 @@ class Emitter:
             if (isinstance(dom, ir.Call) and dom.fn == "kinds"
                     and self.zone_decl(dom.args[0]).order == "bag"):
                 holds = self.zone_decl(dom.args[0]).holds
-                counts = self.class_counts(holds, self._ex(dom.args[0]))
-                self.emit(f"for {local(p)} in compress({holds.upper()}, {counts}):", depth)
+                self.emit(f"_b = {self._ex(dom.args[0])}", depth)
+                self.emit(f"for {local(p)} in {holds.upper()}:", depth)
+                self.emit(f"if not _b[{local(p)}]: continue", depth + 1)
             else:
                 self.emit(f"for {local(p)} in {self._ex(dom)}:", depth)
             depth += 1

@@ -9,8 +9,7 @@ card from an empty pile.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import compress, repeat
-from operator import add, mul
+from operator import mul
 from typing import Any
 
 from .errors import ModelError
@@ -217,15 +216,17 @@ top_bp = top_bb
 
 
 def all_bb(src: list[int], dst: list[int], keep: int) -> None:
-    if any(src):
-        dst[:] = map(add, dst, src)
-        src[:] = repeat(0, len(src))
+    for k, c in enumerate(src):
+        if c:
+            dst[k] += c
+            src[k] = 0
 
 
 def all_bp(src: list[int], dst: list[int], keep: int) -> None:
-    for k in compress(range(len(src)), src):
-        dst += repeat(k, src[k])
-    src[:] = repeat(0, len(src))
+    for k, c in enumerate(src):
+        if c:
+            dst.extend([k] * c)
+            src[k] = 0
 
 
 def all_pb(src: list[int], dst: list[int], keep: int) -> None:
@@ -272,7 +273,7 @@ def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[
     if into in piles:
         for k, c in counts.items():
             if c:
-                target += repeat(k, c)
+                target += [k] * c
     else:
         for k, c in counts.items():
             target[k] += c
@@ -280,42 +281,46 @@ def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[
 
 def gather_all(Z: list[list[int]], into: int, bags: Sequence[int], piles: Sequence[int],
                lo: int, hi: int) -> None:
-    """`gather` of every kind of a class, the kinds lo to hi - 1: whole zones move."""
-    counts = None
+    """`gather` of every kind of a class, the kinds lo to hi - 1.
+
+    Plain loops: for lists of a few dozen items they beat map/compress pipelines, whose
+    iterator objects cost more to make than the loop they replace.
+    """
+    counts = [0] * hi
     for b in bags:
         if b != into:
             zone = Z[b]
             if any(zone):
-                part = zone[lo:hi]
-                counts = part if counts is None else list(map(add, counts, part))
-                zone[lo:hi] = repeat(0, hi - lo)
+                for k in range(lo, hi):
+                    c = zone[k]
+                    if c:
+                        counts[k] += c
+                        zone[k] = 0
     for p in piles:
         if p != into:
             zone = Z[p]
             if zone:
-                if counts is None:
-                    counts = [0] * (hi - lo)
                 if lo <= min(zone) and max(zone) < hi:  # the usual case: nothing else in it
                     for k in zone:
-                        counts[k - lo] += 1
+                        counts[k] += 1
                     zone.clear()
                 else:
                     keep = []
                     for k in zone:
                         if lo <= k < hi:
-                            counts[k - lo] += 1
+                            counts[k] += 1
                         else:
                             keep.append(k)
                     zone[:] = keep
-    if counts is None:
-        return
     target = Z[into]
     if into in piles:
-        for k, c in enumerate(counts, lo):
+        for k in range(lo, hi):
+            c = counts[k]
             if c:
-                target += repeat(k, c)
+                target += [k] * c
     else:
-        target[lo:hi] = map(add, target[lo:hi], counts)
+        for k in range(lo, hi):
+            target[k] += counts[k]
 
 
 def deal(src: list[int], Z: list[list[int]], base: int, players: int, n: int, to_pile: bool
