@@ -78,6 +78,9 @@ class Game:
         emitter = codegen.Emitter(game_ir)
         self._shuffles = ["shuffle" in emitter.effect_names(a.effects) for a in game_ir.actions]
         self._setup_shuffles = "shuffle" in emitter.effect_names(game_ir.setup)
+        # what `apply` looks up per action, in one tuple: (step_<i>, needs the chance)
+        self._plans = tuple(zip(self._steps, self._shuffles, strict=True))
+        self._make = self.action  # bound once: legal_actions passes it on every call
         self._after_setup: tuple[list[list[int]], list[Any]] | None = None
         self._effects_in_place = [ns[f"effect_in_place_{i}"]
                                   for i in range(len(game_ir.actions))]
@@ -471,7 +474,7 @@ class State:
         legal = self._legal
         if legal is None:
             g = self._game
-            legal = self._legal = [] if self._terminal else g._legal(self._z, self._v, g.action)
+            legal = self._legal = [] if self._terminal else g._legal(self._z, self._v, g._make)
         return legal[:]
 
     def why_illegal(self, action: Action) -> str | None:
@@ -527,12 +530,12 @@ class State:
         else:
             self._require_legal(action)
         g = self._game
-        i = action.index
-        if chance is None and g._shuffles[i]:
+        step, shuffles = g._plans[action.index]
+        if shuffles and chance is None:
             chance = g.chance(self._seed, self._step)
         Z, V = self._z[:], self._v[:]
         try:
-            ended = g._steps[i](Z, V, chance, action.args)
+            ended = step(Z, V, chance, action.args)
         except ModelError as exc:
             raise ModelError(f"{action}: {exc}") from None
         terminal = False
