@@ -356,6 +356,7 @@ class GameIR:
     measure: Expr | None
     game_end: tuple[Condition, ...]
     winners: Expr
+    game_measure: Expr | None
     score: Expr  # per player: the Local "p" is bound
     invariants: tuple[Condition, ...]
     expectations: tuple[Expectation, ...]

@@ -54,16 +54,16 @@ def test_counts_and_times_must_be_positive(args: tuple[str, ...]) -> None:
 
 
 def test_a_check_that_ran_nothing_is_not_a_pass() -> None:
-    from properties.cli.check import _row
-
     from model import ir
+    from properties.cli.check import _row
 
     game = ir.GameIR.__new__(ir.GameIR)
     object.__setattr__(game, "expectations", ())
     object.__setattr__(game, "id", "lama")
     object.__setattr__(game, "players", 3)
     object.__setattr__(game, "chosen", {})
-    row = _row(game, "conservation", None, 0, 0.0, None)
+    nothing = {"outcomes": {}, "findings": {}, "games": 0, "cut": 0}
+    row = _row(game, "conservation", nothing, "lama", 0.0)
     assert not row.ok and "nothing was checked" in row.detail
 
 

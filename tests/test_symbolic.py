@@ -140,7 +140,7 @@ def test_legal_move_invariants_and_round_bound(spec: Path, players: int) -> None
 
 
 def _expected(game: model.Game, prop: str) -> str | None:
-    from properties.cli.check import expectation_for
+    from properties.cli.rows import expectation_for
 
     e = expectation_for(game.ir, prop)
     return e.result if e is not None else None
@@ -228,3 +228,96 @@ def test_a_player_left_without_a_move_is_found() -> None:
     res = Q.legal_move(game, limit=20)
     assert res.status in ("witness", "unknown"), res.detail
     assert "no legal action" in res.detail
+
+
+# ---------------------------------------------------------------------- techniques
+SPECS_DIR = Path(__file__).parent / "specs"
+
+
+def _retry_cache(game: model.Game) -> list[bool]:
+    from properties.symbolic.expressions import Ctx as C
+
+    M = Machine(game.ir)
+    M.initial(C("init"))
+    return list(M.enc.retry_cache.values())
+
+
+def test_a_redraw_loop_is_summarised_by_one_try() -> None:
+    """The set-up loop that puts the card back, reshuffles and draws again forgets the
+    last try (z3 proves it), so it is one try, not sixty."""
+    assert _retry_cache(model.load(SPEC_DIR / "lambada.yaml", players=3)) == [True]
+    assert _retry_cache(model.load(SPECS_DIR / "row104.yaml", players=2)) == [True]
+
+
+def test_a_loop_that_keeps_what_it_drew_is_not_summarised(tmp_path: Path) -> None:
+    """The same loop without putting the card back draws a new card each try: it does
+    not forget, and must be unrolled."""
+    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
+    mutant = text.replace('do: ["move_all(row, deck)", "shuffle(deck)", "move_top(deck, row)"]',
+                          'do: ["shuffle(deck)", "move_top(deck, row)"]')
+    assert mutant != text
+    path = tmp_path / "row104.yaml"
+    path.write_text(mutant, encoding="utf-8")
+    assert _retry_cache(model.load(path, players=2)) == [False]
+
+
+def test_a_game_measure_proves_that_every_game_ends() -> None:
+    game = model.load(SPECS_DIR / "row104.yaml", players=2)
+    # a roomy limit: CI machines are shared (about 10 s of CPU on an idle machine)
+    res = Q.game_cycle(game, limit=300)
+    assert res.status == "proved", res.detail
+    assert res.bound == 2
+
+
+def test_a_game_measure_that_does_not_fall_proves_nothing(tmp_path: Path) -> None:
+    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
+    mutant = text.replace('measure: {expr: "rounds - round"', 'measure: {expr: "rounds"')
+    assert mutant != text
+    path = tmp_path / "row104.yaml"
+    path.write_text(mutant, encoding="utf-8")
+    res = Q.game_cycle(model.load(path, players=2), limit=20)
+    assert res.status != "proved", res.detail
+
+
+def test_a_104_card_game_gets_its_one_step_proofs() -> None:
+    """104 distinct cards dealt with move_top from a shuffled pile: conservation and the
+    supply are proved (both were beyond the limit before)."""
+    game = model.load(SPECS_DIR / "row104.yaml", players=2)
+    for name in ("conservation", "supply"):
+        res = Q.QUERIES[name](game, limit=120)
+        assert res.status == "proved", f"{name}: {res.detail}"
+
+
+def test_an_invariant_that_fails_is_named(tmp_path: Path) -> None:
+    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
+    mutant = text.replace('when: "not empty(row)"', 'when: "count(row) == 1"')
+    assert mutant != text
+    path = tmp_path / "row104.yaml"
+    path.write_text(mutant, encoding="utf-8")
+    res = Q.invariants(model.load(path, players=2), limit=120)
+    assert res.status == "witness", res.detail
+    assert "row_never_empty fails" in res.detail
+
+
+def test_a_localized_check_proves_what_holds_and_not_what_fails(tmp_path: Path) -> None:
+    """The localized transition (zones and variables an invariant does not read forgotten
+    before each statement) proves an invariant that holds, and never one that fails."""
+    import importlib
+
+    from properties.symbolic.queries.common import Clock, OneStep
+
+    inv = importlib.import_module("properties.symbolic.queries.invariants")
+    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
+    mutant = text.replace('- {name: within_rounds, when: "round <= rounds"}',
+                          '- {name: within_rounds, when: "round <= rounds"}\n'
+                          '  - {name: one_in_row, when: "count(row) <= 1"}')
+    assert mutant != text
+    path = tmp_path / "row104.yaml"
+    path.write_text(mutant, encoding="utf-8")
+    game = model.load(path, players=2)
+    M = Q.machine(game)
+    G = inv._Goals(game, M, Clock(120))
+    one = OneStep.build(M, in_round=True, invariants=True)
+    play = next(n for n, p in enumerate(one.parts) if game.ir.actions[p.alt.action].name == "play")
+    assert G.localized(one, play, "row_never_empty")
+    assert not G.localized(one, play, "one_in_row")

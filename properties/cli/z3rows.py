@@ -15,7 +15,7 @@ import model
 
 from ..symbolic import queries as Q
 from ..symbolic.isolate import run_isolated
-from .check import Row, expectation_for
+from .rows import Row, expectation_for
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,

@@ -12,9 +12,14 @@ import attrs
 from model import ir
 
 from .execute import Exec
-from .expressions import Ctx
+from .expressions import Ctx, Hidden
 from .state import Enc, SymState, ZoneRef
 from .terms import AND, EQ, NOT, OR, as_int
+
+#: Items remembered below each start pile's top before set-up (its order is known: kinds
+#: in declaration order). Two suffice for a rule that draws before any shuffle; more make
+#: every lemma about the set-up's first effects (a gather, a shuffle) quadratic in them.
+INITIAL_KNOWN = 2
 
 
 # ------------------------------------------------------------------ transitions
@@ -86,9 +91,12 @@ class Machine:
             combos = new
         return [s for s, _ in combos]
 
-    def action_part(self, st: SymState, alt: Alt, tag: str) -> StepPart:
+    def action_part(self, st: SymState, alt: Alt, tag: str, effects: bool = True,
+                    hidden: Hidden | None = None) -> StepPart:
+        """Alternative `alt` from state `st`; without `effects`, only whether it is enabled
+        (the state after is then the state before: for queries that read guards alone)."""
         enc = self.enc
-        ctx = Ctx(tag)
+        ctx = Ctx(tag, hidden)
         ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
         pre = st.copy()
@@ -116,7 +124,7 @@ class Machine:
         guard_ok = ctx.defined()
         enabled = AND(*present, guard)
         with ctx.under(enabled):
-            post = ex.run(a.effects, pre, env) if enabled is not False else pre
+            post = ex.run(a.effects, pre, env) if enabled is not False and effects else pre
         post = post.copy()
         post.V["last_actor"] = (actor,)
         args = tuple(env[name] for name, _ in a.params)
@@ -184,7 +192,7 @@ class Machine:
             Z.append(tuple(items.count(k) for k in enc.inst_kinds[i]))
             if enc.inst_pile[i]:
                 T.append(items[-1] if items else enc.canon[enc.holds(i)])
-                S.append(tuple(reversed(items[:-1])))
+                S.append(tuple(reversed(items[:-1]))[:INITIAL_KNOWN])
             else:
                 T.append(None)
                 S.append(())
@@ -215,3 +223,8 @@ class Machine:
         if self.g.measure is None:
             return None
         return self.value(self.g.measure, st, ctx)
+
+    def game_measure(self, st: SymState, ctx: Ctx) -> Any:
+        if self.g.game_measure is None:
+            return None
+        return self.value(self.g.game_measure, st, ctx)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -134,9 +134,12 @@ class OneStep:
     rounds: dict[int, tuple[SymState, Any, Any, Ctx]] = attrs.Factory(dict)
 
     @classmethod
-    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
+    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False,
+              effects: bool = True, names: Sequence[str] | None = None) -> OneStep:
+        """Without `effects`, the parts say only whether each alternative is enabled;
+        `names`: only these of the spec's invariants are assumed."""
         enc = M.enc
-        s, parts = action_parts(M)
+        s, parts = action_parts(M, effects)
         ctx = Ctx("pre")
         pre = [enc.wf(s), NOT(s.term)]
         if in_round:
@@ -144,7 +147,7 @@ class OneStep:
             pre.append(NOT(ends))
             pre.append(ctx.defined())
         if invariants:
-            pre.append(M.invariants(s, ctx))
+            pre.append(M.invariants(s, ctx, names))
             pre.append(ctx.defined())
         pre.extend(ctx.assume)
         return cls(M, s, pre, parts)
@@ -196,14 +199,16 @@ def count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
-_PARTS: dict[int, tuple[SymState, list[StepPart]]] = {}
+_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = {}
 
 
-def action_parts(M: Machine) -> tuple[SymState, list[StepPart]]:
+def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepPart]]:
     """Every action instance from the template's input state (built once per machine; the
-    one-step proofs need only these, the searches the whole `template`)."""
-    if id(M) not in _PARTS:
+    one-step proofs need only these, the searches the whole `template`). Without
+    `effects`, guards only."""
+    key = (id(M), effects)
+    if key not in _PARTS:
         sin = M.enc.fresh_state("T.in")
-        _PARTS[id(M)] = sin, [M.action_part(sin, alt, f"T.a{n}")
-                              for n, alt in enumerate(M.alts())]
-    return _PARTS[id(M)]
+        _PARTS[key] = sin, [M.action_part(sin, alt, f"T.a{n}", effects)
+                            for n, alt in enumerate(M.alts())]
+    return _PARTS[key]

@@ -32,7 +32,7 @@ from .common import (
     situation_trace,
     step_ok,
 )
-from .invariants import assume_invariants
+from .invariants import assume_invariants, invariants, related_invariants
 from .reach import parse_condition
 from .rotation import rotate_events, rotate_state, rotate_values
 from .unroll import OneRound, Unroller, bmc, one_round
@@ -148,6 +148,12 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
     """
     clock = Clock(limit)
     enc = machine(game).enc
+    try:
+        proof = _game_measure(game, clock)
+    except Unsupported:
+        proof = None
+    if proof is not None:
+        return proof
     skip = frozenset(n for n in ("round",) if not enc.reads_var(n))
 
     def lasso(u: Unroller, k: int) -> Any:
@@ -257,3 +263,68 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
 def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
     return (a["zones"] == b["zones"] and a["terminal"] == b["terminal"]
             and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))
+
+
+# ---------------------------------------------------------------------- game measure
+def _game_measure(game: model.Game, clock: Clock) -> Result | None:
+    """The spec's game measure (`game_end.measure`) proves that every game ends: between
+    actions it is >= 0, no action raises it, and every round end that does not end the
+    game lowers it (from any state satisfying the spec's invariants, once they are proved
+    inductive; the round transition after each action from such a state). Then no game
+    has more rounds than its value at the first deal, plus one. None if that is not
+    proved (the searches for a cycle then run)."""
+    M = machine(game)
+    if game.ir.game_measure is None:
+        return None
+    if assume_invariants(game, clock):
+        names = None
+    else:
+        # the invariants that share a variable or zone with the measure, if those alone
+        # are inductive (the others may be beyond z3)
+        names = related_invariants(game, game.ir.game_measure)
+        if not names or invariants(game, limit=max(clock.left() / 3, 1.0),
+                                   names=names).status != "proved":
+            return None
+    one = OneStep.build(M, in_round=True, invariants=True, names=names)
+    mctx = Ctx("gm")
+    m0 = M.game_measure(one.s, mctx)
+    s = new_solver(clock)
+    add_all(s, *one.pre, *mctx.assume)
+    if check_sat(s, clock, OR(LT(m0, 0), mctx.failing("undefined"))) != z3.unsat:
+        return None
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        post, ends, over, rctx = one.after(n)
+        ctx = Ctx(f"gm{n}")
+        m1 = M.game_measure(post, ctx)
+        taken = AND(step_ok(part, rctx), *ctx.assume)
+        raised = AND(NOT(ends), LT(m0, m1))
+        not_lowered = AND(ends, NOT(over), LE(m0, m1))
+        undefined = AND(NOT(over), ctx.failing("undefined"))
+        if check_sat(s, clock, AND(taken, OR(raised, not_lowered, undefined))) != z3.unsat:
+            return None
+    best = _max_at_deal(M, clock)
+    rounds = f"at most {best + 1} rounds" if best is not None else "finitely many rounds"
+    using = ("the spec's invariants" if names is None else
+             f"the invariant{'s' if len(names) > 1 else ''} {', '.join(names)}")
+    return Result("game_cycle", "proved", "no game goes on forever: the game measure is "
+                  ">= 0 between actions, no action raises it and every round end lowers it "
+                  f"(using {using}, proved inductive), so a game has {rounds}",
+                  clock.elapsed(), bound=None if best is None else best + 1)
+
+
+def _max_at_deal(M: Machine, clock: Clock) -> int | None:
+    o = z3.Optimize()
+    o.set("timeout", clock.ms())
+    ctx = Ctx("gd")
+    start = M.initial(ctx)
+    value = M.game_measure(start, ctx)
+    for c in [*ctx.assume, ctx.defined("undefined")]:
+        if c is not True:
+            o.add(zterm(c))
+    h = o.maximize(zterm(value))
+    if o.check() != z3.sat:
+        return None
+    v = h.value()
+    return v.as_long() if z3.is_int_value(v) else None
