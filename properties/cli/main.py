@@ -421,9 +421,9 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
               help="How long to run each measurement.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--yardstick", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A hand-written Python playout of the same game to compare with "
-                   "(benchmarks/handwritten_lama.py): it defines game(rng, players) -> number "
-                   "of actions. Runs its code.")
+              help="A hand-written Python playout of the same game to compare with (the "
+                   "benchmarks/ folder has one): it defines game(rng, players) -> number of "
+                   "actions. Runs its code.")
 @variant_option
 def bench(game: str, players: int, seconds: float, seed: int, yardstick: Path | None,
           variants: tuple[str, ...]) -> None:
