@@ -422,12 +422,23 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
 @click.option("--seconds", type=SECONDS, default=3.0, show_default=True,
               help="How long to run each measurement.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--yardstick", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A hand-written Python playout of the same game to compare with (the "
+                   "benchmarks/ folder has one): it defines game(rng, players) -> number of "
+                   "actions. Runs its code.")
 @variant_option
-def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[str, ...]) -> None:
-    """Random-playout throughput: actions/s and games/s (uniform random legal choice)."""
+def bench(game: str, players: int, seconds: float, seed: int, yardstick: Path | None,
+          variants: tuple[str, ...]) -> None:
+    """Random-playout throughput: actions/s and games/s (uniform random legal choice).
+
+    Through the State API and in place; with --yardstick, also the hand-written
+    playout, in turns with the others so that machine load slows all alike, and the
+    ratio of the rates ("State API / hand-written: 2.5x" means 2.5 times slower). Rates
+    are per second of CPU time; --seconds is the time each of them runs.
+    """
     from .bench import run_bench
 
-    for line in run_bench(game, players, seconds, seed, _variants(variants)):
+    for line in run_bench(game, players, seconds, seed, _variants(variants), yardstick):
         click.echo(line)
 
 
