@@ -325,7 +325,8 @@ def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
             wanted = replays / name.replace(".yaml", f"-seed{f.seed}.yaml")
             path = _write(lambda p, f=f, r=r: tr.write_replay(
                 p, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
-                variants=f.variants, actions=f.actions, note=f.message), wanted)
+                variants=f.variants, actions=f.actions, note=f.message, prop=r.property),
+                wanted)
             unreachable = False
         else:
             continue
