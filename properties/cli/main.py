@@ -1,4 +1,5 @@
-"""The `rulespec` command line: play, legal, check, query, bench, stats, replay, show-code.
+"""The `rulespec` command line: play, legal, check, diff, query, bench, stats, replay,
+show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
 situation file or bad arguments. A user's mistake is one clear line on stderr, never a
@@ -23,6 +24,7 @@ from model import RulespecError
 
 from ..concrete import trace as tr
 from .check import all_specs
+from .diff import diff as diff_command
 from .rows import Row
 from .stats import stats as stats_command
 
@@ -323,7 +325,8 @@ def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
             wanted = replays / name.replace(".yaml", f"-seed{f.seed}.yaml")
             path = _write(lambda p, f=f, r=r: tr.write_replay(
                 p, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
-                variants=f.variants, actions=f.actions, note=f.message), wanted)
+                variants=f.variants, actions=f.actions, note=f.message, prop=r.property),
+                wanted)
             unreachable = False
         else:
             continue
@@ -420,33 +423,65 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
 @click.option("--seconds", type=SECONDS, default=3.0, show_default=True,
               help="How long to run each measurement.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--yardstick", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A hand-written Python playout of the same game to compare with (the "
+                   "benchmarks/ folder has one): it defines game(rng, players) -> number of "
+                   "actions. Runs its code.")
 @variant_option
-def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[str, ...]) -> None:
-    """Random-playout throughput: actions/s and games/s (uniform random legal choice)."""
+def bench(game: str, players: int, seconds: float, seed: int, yardstick: Path | None,
+          variants: tuple[str, ...]) -> None:
+    """Random-playout throughput: actions/s and games/s (uniform random legal choice).
+
+    Through the State API and in place; with --yardstick, also the hand-written
+    playout, in turns with the others so that machine load slows all alike, and the
+    ratio of the rates ("State API / hand-written: 2.5x" means 2.5 times slower). Rates
+    are per second of CPU time; --seconds is the time each of them runs.
+    """
     from .bench import run_bench
 
-    for line in run_bench(game, players, seconds, seed, _variants(variants)):
+    for line in run_bench(game, players, seconds, seed, _variants(variants), yardstick):
         click.echo(line)
 
 
 @main.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--quiet", "-q", is_flag=True, help="Print only the actions, not the states.")
+@click.option("--spec", "spec", default=None, metavar="SPEC",
+              help="Replay under this spec instead of the file's (a path, a game id or "
+                   "PATH@REV); the file's readings apply where this spec has the ambiguity.")
+@variant_option
 @unchecked_option
-def replay(file: Path, quiet: bool, unchecked: bool) -> None:
+def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
+           unchecked: bool) -> None:
     """Replay a trace file step by step, checking every property after every action.
 
     The file is what `rulespec check`, `rulespec query --out` or the property suite
-    (pytest spec/) writes for a failure. It names its spec by game id (a spec of spec/)
-    or absolute path, so it replays from any folder. Exit 1 when a property fails on the
+    (pytest spec/) writes for a failure, or `rulespec diff` for the game where two versions
+    part (`--spec` and `--variant` replay it under the other version). It names its spec
+    by game id (a spec of spec/), absolute path or PATH@REV, so it replays from any
+    folder. Exit 1 when a property fails on the
     way (the failure is reproduced), 0 when every property holds.
     """
+    from ..compare.versions import read_version
+
     data = tr.read_replay(file)
-    g, state, problems, steps = tr.checked_replay(data, checked=not unchecked)
+    chosen = dict(data.get("variants") or {})
+    if spec is not None:
+        data["spec"] = spec
+    version = read_version(str(data["spec"]))
+    if spec is not None:
+        known = {a.id for a in version.ir(int(data["players"])).ambiguities}
+        chosen = {k: v for k, v in chosen.items() if k in known}
+    data["variants"] = {**chosen, **_variants(variants)}
+    data["spec"] = version.spec
+    with version.errors():
+        g, state, problems, steps = tr.checked_replay(data, checked=not unchecked)
     for line in tr.deal_text(g, data, state)[:None if not quiet else 1]:
         click.echo(line)
-    if data.get("note"):
-        click.echo(f"recorded failure: {data.get('property') or 'a property'}: {data['note']}")
+    if data.get("note") and data.get("property"):
+        click.echo(f"recorded failure: {data['property']}: {data['note']}")
+    elif data.get("note"):
+        click.echo(f"note: {data['note']}")
     failed = [(0, p, m) for p, m in problems]
     for p, m in problems:
         click.echo(f"     {p} FAILS after the deal: {m}")
@@ -537,6 +572,7 @@ def deal(game: str, players: int, seed: int, variants: tuple[str, ...]) -> None:
     click.echo(yaml.safe_dump(g.initial_state(seed).to_dict(), sort_keys=False))
 
 
+main.add_command(diff_command)
 main.add_command(stats_command, "stats")
 
 if __name__ == "__main__":  # pragma: no cover

@@ -132,7 +132,7 @@ def spec_reference(spec: str | Path) -> str:
 def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: dict[str, str],
                  actions: list[str] | tuple[str, ...], note: str = "",
                  shuffles: list[list[str]] | None = None, prop: str = "",
-                 situation: dict[str, Any] | None = None) -> Path:
+                 situation: dict[str, Any] | None = None, unrecorded: bool = False) -> Path:
     """Write a replay file: the game, the deal (a seed, or the recorded shuffles), actions.
 
     `shuffles` lists every shuffle's outcome in the order the game asked for them (the
@@ -152,6 +152,8 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     data["actions"] = list(actions)
     if shuffles is not None:
         data["shuffles"] = [list(s) for s in shuffles]
+        if unrecorded:  # shuffles the record cannot serve come from the seed
+            data["unrecorded"] = "seed"
     if situation is not None:
         data["situation"] = situation
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None,
@@ -185,6 +187,7 @@ REPLAY_KEYS = {
     "variants": "a mapping of ambiguity id to variant name",
     "actions": "a list of actions as `rulespec play` prints them",
     "shuffles": "a list of piles (lists of kind names, bottom first)",
+    "unrecorded": "seed: a shuffle the recorded ones cannot serve is drawn from the seed",
     "situation": "a situation (docs/api.md) to start from instead of the deal",
     "property": "the property the replay shows failing",
     "note": "a note",
@@ -235,6 +238,8 @@ def read_replay(path: Path) -> dict[str, Any]:
                                         for x in s) for s in shuffles)):
         raise fail(("shuffles",), "shuffles is a list of piles (lists of kind names, bottom "
                                   "first)")
+    if data.get("unrecorded", "seed") != "seed":
+        raise fail(("unrecorded",), f"unrecorded is {REPLAY_KEYS['unrecorded']}")
     if data.get("situation") is not None and not isinstance(data["situation"], dict):
         raise fail(("situation",), f"situation is {REPLAY_KEYS['situation']}")
     for key in ("note", "property"):
@@ -256,7 +261,10 @@ def _spec_of_replay(spec: str, replay_file: Path) -> str:
 
 
 def chance_of(game: Game, data: dict[str, Any]) -> ScriptedChance | None:
-    """The recorded shuffles of a replay as a ScriptedChance, or None for a seed-only replay."""
+    """The recorded shuffles of a replay as a ScriptedChance, or None for a seed-only replay.
+    With `unrecorded: seed`, a shuffle the record cannot serve (none left, or other cards)
+    is drawn from the seed: a game that two versions play alike until they shuffle
+    differently replays under both (`rulespec diff` writes such files)."""
     shuffles = data.get("shuffles")
     if shuffles is None:
         return None
@@ -271,7 +279,8 @@ def chance_of(game: Game, data: dict[str, Any]) -> ScriptedChance | None:
                                 f"{game.id}; kinds: {', '.join(game.kind_names)}")
             pile.append(index[str(name)])
         out.append(pile)
-    return ScriptedChance(out)
+    fallback = game.chance(int(data.get("seed", 0)), -2) if data.get("unrecorded") else None
+    return ScriptedChance(out, fallback=fallback)
 
 
 def load_game(data: dict[str, Any]) -> Game:

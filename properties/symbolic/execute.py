@@ -114,9 +114,10 @@ class Exec(Expressions):
                                                                   strict=True))
         return st
 
-    def new_top(self, st: SymState, i: int) -> Any:
-        """A fresh top for pile i: a kind it holds, or the canonical kind if it is empty."""
-        t = self.ctx.fresh("top")
+    def new_top(self, st: SymState, i: int, why: str = "reveal") -> Any:
+        """A fresh top for pile i: a kind it holds, or the canonical kind if it is empty.
+        `why` names the chance choice (reveal, shuffle, gather, deal) for `Ctx.fresh`."""
+        t = self.ctx.fresh("top", key=(why, self.enc.inst_name(i)))
         self.ctx.assume_(self.enc.top_ok(st, i, t))
         return t
 
@@ -326,7 +327,7 @@ class Exec(Expressions):
             def shuffle(s1: SymState, i: int) -> SymState:
                 s1 = s1.copy()
                 self.ctx.event("shuffle", i)
-                s1.T[i] = self.new_top(s1, i)
+                s1.T[i] = self.new_top(s1, i, "shuffle")
                 s1.S[i] = ()
                 return s1
             return self.on_zone(st, args[0], shuffle)
@@ -434,7 +435,8 @@ class Exec(Expressions):
             nonempty = LE(1, total)
             kept = tuple(B2I(AND(nonempty, EQ(top, k))) for k in ks)
         else:
-            kept = tuple(ctx.fresh("kept") for _ in ks)
+            kept = tuple(ctx.fresh("kept", key=("kept", enc.inst_name(i), enc.g.kinds[k].name))
+                         for k in ks)
             for kk, c, x in zip(ks, old, kept, strict=True):
                 ctx.assume_(AND(x >= 0, x <= c))
                 ctx.assume_(IMPLIES(AND(LE(1, total), EQ(top, kk)), x >= 1))
@@ -460,7 +462,7 @@ class Exec(Expressions):
                            else ())
             else:
                 any_moved = LT(0, SUM(list(moved)))
-                t = ctx.fresh("top")
+                t = ctx.fresh("top", key=("move_all", enc.inst_name(j)))
                 with ctx.under(any_moved):
                     ctx.assume_(OR(*[AND(EQ(t, k), LE(1, c)) for k, c in zip(ks, moved,
                                                                           strict=True)]))
@@ -492,7 +494,7 @@ class Exec(Expressions):
                 top_gone = OR(*[AND(w[k], EQ(st.T[i], k)) for k in ks])
                 if top_gone is not False:
                     with ctx.under(top_gone):
-                        t = self.new_top(st, i)
+                        t = self.new_top(st, i, "gather")
                     st.T[i] = ITE(top_gone, t, st.T[i])
                 st.S[i] = ()
         ctx.event("drop_kinds", tuple(w[k] for k in ks), j)
@@ -536,7 +538,9 @@ class Exec(Expressions):
         top = st.T[i]
         hands = []
         for p in range(len(targets)):
-            h = tuple(ctx.fresh(f"deal{p}_") for _ in ks)
+            h = tuple(ctx.fresh(f"deal{p}_", key=("deal", enc.inst_name(i),
+                                                  enc.inst_name(targets[p]), enc.g.kinds[k].name))
+                      for k in ks)
             for x in h:
                 ctx.assume_(x >= 0)
             ctx.assume_(SUM(list(h)) == n)
@@ -549,13 +553,13 @@ class Exec(Expressions):
         st = st.copy()
         st.Z[i] = new_counts
         st.S[i] = ()
-        st.T[i] = self.new_top(st, i)
+        st.T[i] = self.new_top(st, i, "deal")
         dst_tops = []
         for h, j in zip(hands, targets, strict=True):
             for k, x in zip(ks, h, strict=True):
                 st = self.add_kind(st, j, k, x)
             if enc.inst_pile[j]:
-                t = ctx.fresh("top")
+                t = ctx.fresh("top", key=("dealt_top", enc.inst_name(j)))
                 ctx.assume_(OR(*[AND(EQ(t, k), x >= 1) for k, x in zip(ks, h, strict=True)]))
                 st.T[j] = t
                 st.S[j] = ()

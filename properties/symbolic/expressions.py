@@ -94,7 +94,12 @@ class Ctx:
             fn, _, line = site.partition("@")
             self.short.append((f"{fn} from {zone} (spec line {line})", c))
 
-    def fresh(self, what: str, boolean: bool = False) -> Any:
+    def fresh(self, what: str, boolean: bool = False,
+              key: tuple[str, ...] | None = None) -> Any:
+        """A fresh variable (integer, or boolean). `key` names a chance choice in words that
+        do not depend on the game's layout (("reveal", "stock"), ("deal", "stock", "hand[0]",
+        "3")), so that two versions of a game can share chance (queries/parting.py); here it
+        is unused."""
         self._n += 1
         v = (z3.Bool if boolean else z3.Int)(f"{self.tag}.{what}{self._n}")
         self.created.append(v)

@@ -92,11 +92,13 @@ class Machine:
         return [s for s, _ in combos]
 
     def action_part(self, st: SymState, alt: Alt, tag: str, effects: bool = True,
-                    hidden: Hidden | None = None) -> StepPart:
+                    hidden: Hidden | None = None, ctx: Ctx | None = None) -> StepPart:
         """Alternative `alt` from state `st`; without `effects`, only whether it is enabled
-        (the state after is then the state before: for queries that read guards alone)."""
+        (the state after is then the state before: for queries that read guards alone).
+        `ctx` (default a fresh `Ctx(tag, hidden)`) collects what the execution needs (a
+        caller coupling two versions' chance passes its own)."""
         enc = self.enc
-        ctx = Ctx(tag, hidden)
+        ctx = Ctx(tag, hidden) if ctx is None else ctx
         ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
         pre = st.copy()

@@ -62,7 +62,9 @@ class SymState:
 class Enc:
     """What the translation needs to know about one GameIR: instances, kinds, var types."""
 
-    def __init__(self, g: ir.GameIR) -> None:
+    def __init__(self, g: ir.GameIR, codes: dict[str, int] | None = None) -> None:
+        """`codes` seeds the integer codes of names (enum values), so that two versions of a
+        game can give the same name the same code."""
         self.g = g
         self.P = g.players
         self.K = len(g.kinds)
@@ -83,7 +85,7 @@ class Enc:
         self.canon = {c: (ks[0] if ks else 0) for c, ks in self.classes.items()}
         self.copies = tuple(kd.copies for kd in g.kinds)
         self.base = {z.name: self.layout.zone_base[z.name] for z in g.zones}
-        self.codes: dict[str, int] = {}
+        self.codes: dict[str, int] = dict(codes or {})
         for values in g.enums.values():
             for v in values:
                 self.code(v)

@@ -1,0 +1,142 @@
+"""The property table of `rulespec check` for both versions, old beside new, with what changed
+marked: newly failing (with its replay file), newly holding, expectation changed.
+
+Both tables come from `rulespec check`'s own plan, runner and cache, each
+version with its readings fixed, so a row here is exactly a row there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..cli.rows import Row
+from ..concrete import trace as tr
+from .versions import Version
+
+
+@attrs.frozen
+class PropertyPair:
+    """One property at one player count (0: all), in both versions."""
+
+    players: int
+    property: str
+    old_status: str
+    new_status: str
+    old_detail: str
+    new_detail: str
+    change: str  # same / newly failing / newly holding / expectation changed / changed
+    replay: str | None = None  # the new failure's replay file
+
+
+def outcome(status: str) -> str:
+    """What a status says about the property itself, expectations aside."""
+    return {"FAILS": "fails", "expected failure": "fails", "holds": "holds",
+            "UNEXPECTEDLY HOLDS": "holds"}.get(status, status)
+
+
+def change_of(old: str, new: str) -> str:
+    o, n = outcome(old), outcome(new)
+    if o == n:
+        return "same" if old == new else "expectation changed"
+    if n == "fails":
+        return "newly failing"
+    if o == "fails" and n == "holds":
+        return "newly holding"
+    return "changed"
+
+
+def compare_checks(old: Version, new: Version, players: Iterable[int], *, games: int,
+                   profile: str | None, use_z3: bool, z3_limit: float, jobs: int,
+                   replays: Path, seed: int = 0,
+                   progress: Callable[[str], None] | None = None) -> list[PropertyPair]:
+    """Run the check table on both versions (their readings fixed) and pair the rows."""
+    tables = _tables((old, new), list(players), games=games, profile=profile, seed=seed,
+                     use_z3=use_z3, z3_limit=z3_limit, jobs=jobs, progress=progress)
+    old_rows = {(r.players, r.property): r for r in tables[0]}
+    new_rows = {(r.players, r.property): r for r in tables[1]}
+    out = []
+    for key in list(old_rows) + [k for k in new_rows if k not in old_rows]:
+        a, b = old_rows.get(key), new_rows.get(key)
+        sa = a.status if a else "(not checked)"
+        sb = b.status if b else "(not checked)"
+        change = change_of(sa, sb)
+        replay = None
+        if change == "newly failing" and b is not None:
+            replay = _write_replay(b, new, replays)
+        out.append(PropertyPair(key[0], key[1], sa, sb, a.detail if a else "",
+                                b.detail if b else "", change, replay))
+    return out
+
+
+def _tables(versions: tuple[Version, ...], counts: list[int], *, games: int,
+            profile: str | None, seed: int, use_z3: bool, z3_limit: float, jobs: int,
+            progress: Callable[[str], None] | None) -> list[list[Row]]:
+    """The rows of each version, its readings fixed, as `rulespec check` plans, caches and
+    runs them: a version whose rules play as before costs a cache look-up, and the jobs of
+    both versions share the `jobs` workers."""
+    from ..cli.cache import Cache, default_folder
+    from ..cli.check import Options, plan, rows_of_spec, store
+    from ..cli.progress import Progress, Timings
+    from ..cli.runner import run_jobs
+
+    say = progress or (lambda _m: None)
+    cache = Cache(default_folder(), say)
+    plans = []
+    for v in versions:
+        chosen = tuple(sorted(v.ir(counts[0]).chosen.items()))
+        opts = Options(games=games, seed=seed, players=tuple(counts), variants=chosen,
+                       profile=profile, z3=use_z3, z3_timeout=z3_limit)
+        with v.errors():
+            plans.append((v, opts, plan(v.spec, opts, cache)))
+    # a job of the new version that computes what one of the old computes (the same key:
+    # the rules it depends on play alike) is run once
+    first: dict[str, Any] = {}
+    todo, twins = [], []
+    for _, _, p in plans:
+        for job in p.jobs:
+            keys = [e.key for e in job.entries]
+            if keys and all(k is not None and k in first for k in keys):
+                twins.append(job)
+                continue
+            for e in job.entries:
+                if e.key is not None:
+                    first.setdefault(e.key, e)
+            todo.append(job)
+    say(f"properties of both versions: {len(todo)} jobs to run, {cache.hits} results "
+        "from the cache")
+    shown = Progress(todo, jobs, Timings(None), lambda text: say(text.rstrip()),
+                     terminal=False)
+    try:
+        run_jobs(todo, jobs, shown, lambda job, res: store(cache, job, res))
+    finally:
+        shown.close()
+    for job in twins:
+        for e in job.entries:
+            e.result, e.cached = first[e.key].result, first[e.key].cached
+    out = []
+    for v, opts, p in plans:
+        with v.errors():
+            out.append(rows_of_spec(p, opts)[0])
+    return out
+
+
+def _write_replay(row: Row, version: Version, replays: Path) -> str | None:
+    """The replay file of a failing row, as `rulespec check` writes it."""
+    path = replays / f"{row.game}-{row.players}p-{row.property}-new.yaml"
+    if row.replay is not None:
+        d = row.replay
+        tr.write_replay(path, spec=version.label, players=d["players"], seed=0,
+                        variants=d["variants"], actions=d["actions"], note=d.get("note", ""),
+                        shuffles=d.get("shuffles"), prop=row.property,
+                        situation=d.get("situation"))
+        return str(path)
+    if row.finding is not None:
+        f = row.finding
+        tr.write_replay(path, spec=version.label, players=f.players, seed=f.seed,
+                        variants=f.variants, actions=f.actions, note=f.message, prop=row.property)
+        return str(path)
+    return None
