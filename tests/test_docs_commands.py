@@ -267,6 +267,26 @@ def stats_report(*files: str, stopped_by: str) -> Callable[[Result, Path], None]
     return check
 
 
+# docs/rule-designers.md's worked example: `sed 's/points: 10, copies: 8/points: 7, copies: 8/'`
+LLAMA_WORTH_7 = changed_spec("points: 10, copies: 8", "points: 7, copies: 8")
+FAST_DIFF = {"--no-properties": None, "--budget": "3"}
+WHY_FAST_DIFF = ("the property table (z3 for both versions) and 60 s of games take minutes; "
+                 "the rules and the parting game, with 3 s of games")
+
+
+def plays_differently(*files: str) -> Callable[[Result, Path], None]:
+    def check(result: Result, folder: Path) -> None:
+        assert "The versions play differently" in result.stdout, result.stdout
+        assert "they part" in result.stdout, result.stdout
+        for name in files:
+            assert (folder / name).stat().st_size > 0, name
+    return check
+
+
+def examples_folder(folder: Path) -> None:
+    (folder / "docs" / "examples").mkdir(parents=True, exist_ok=True)
+
+
 FAST_CHECK = {"--games": "10", "--profile": "none", "--no-z3": None}
 WHY_FAST_CHECK = "200 games and the z3 queries take minutes; a few seeded games run every check"
 
@@ -304,7 +324,36 @@ COMMANDS: dict[str, Doc] = {
         reduce={"--games": "1"}, why="40 random games per pair of readings take 2 minutes",
         check=faq_of_every_spec),
     "rulespec show-code lama -p 4": Doc(check=python_source),
+    "rulespec bench lama -p 4 --yardstick benchmarks/handwritten_lama.py": Doc(
+        setup=(lambda f: (f / "benchmarks").mkdir(),
+               lambda f: (f / "benchmarks" / "handwritten_lama.py").symlink_to(
+                   ROOT / "benchmarks" / "handwritten_lama.py")),
+        reduce={"--seconds": "0.2"}, why="each measurement runs 3 s by default",
+        check=stdout_has("State API / hand-written")),
+    "rulespec diff spec/lama.yaml my-lama.yaml": Doc(
+        exit=1, setup=(LLAMA_WORTH_7,), reduce={"-p": "4", **FAST_DIFF},
+        why="every player count: " + WHY_FAST_DIFF, check=plays_differently()),
+    "rulespec diff lama lama --new-variant empty_stock=reshuffle": Doc(
+        exit=1, reduce={"-p": "4", "--no-statistics": None, **FAST_DIFF},
+        why="every player count: " + WHY_FAST_DIFF, check=plays_differently()),
+    "rulespec diff spec/lama.yaml@HEAD spec/lama.yaml": Doc(
+        check=stdout_has("The versions play the same")),
     # docs/rule-designers.md
+    "rulespec diff lama lama --new-variant empty_stock=reshuffle -p 4": Doc(
+        exit=1, reduce={"--no-statistics": None, **FAST_DIFF}, why=WHY_FAST_DIFF,
+        check=plays_differently()),
+    "rulespec diff lama my-lama.yaml -p 4 --no-z3": Doc(
+        exit=1, setup=(LLAMA_WORTH_7,), reduce=FAST_DIFF, why=WHY_FAST_DIFF,
+        check=plays_differently()),
+    "rulespec diff lama my-lama.yaml -p 4 --no-properties --no-statistics": Doc(
+        exit=1, setup=(LLAMA_WORTH_7,), check=plays_differently()),
+    "rulespec diff lama my-lama.yaml --markdown pr.md --json r.json --html r.html": Doc(
+        exit=1, setup=(LLAMA_WORTH_7,), reduce={"-p": "4", **FAST_DIFF},
+        why="every player count: " + WHY_FAST_DIFF,
+        check=plays_differently("pr.md", "r.json", "r.html")),
+    "rulespec diff lama my-lama.yaml -p 4 --markdown docs/examples/lama-llama-worth-7.md": Doc(
+        exit=1, setup=(LLAMA_WORTH_7, examples_folder), reduce=FAST_DIFF, why=WHY_FAST_DIFF,
+        check=plays_differently("docs/examples/lama-llama-worth-7.md")),
     "rulespec check my-lama.yaml": Doc(
         setup=(DESIGNERS_COPY,), reduce=FAST_CHECK, why=WHY_FAST_CHECK,
         check=stdout_has("holds 2-6p")),
