@@ -9,7 +9,6 @@ every row as data, with stable keys (`json_report`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,19 +21,8 @@ ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "unknown", "expected failure", 
 JSON_FORMAT = 1
 
 
-#: How a z3 proof says it holds up to a bound only ("in any game of up to 6 rounds").
-_UP_TO = re.compile(r"\bup to \d")
-
-
-def _status(r: Row) -> str:
-    """A row's status, with a z3 proof that holds up to a bound only as "bounded"."""
-    if r.status == "holds" and r.property.startswith("z3_") and _UP_TO.search(r.detail):
-        return "bounded"
-    return r.status
-
-
 def needs_reading(r: Row) -> bool:
-    return _status(r) != "holds"
+    return r.status != "holds"
 
 
 def player_counts(counts: Iterable[int]) -> str:
@@ -53,7 +41,7 @@ def _part(rows: list[Row], z3: bool) -> str:
     """What a set of rows of one property says, status by status."""
     pieces = []
     for status in ORDER:
-        rs = [r for r in rows if _status(r) == status]
+        rs = [r for r in rows if r.status == status]
         if not rs:
             continue
         word = {"holds": "proved", "bounded": "proved up to a bound"}.get(status, status) \
@@ -97,7 +85,7 @@ def detail_lines(rows: list[Row]) -> list[str]:
     same: dict[tuple[str, str, str, str], list[Row]] = {}
     for r in rows:
         if needs_reading(r) and r.property not in ("coverage",):
-            same.setdefault((r.game, r.property, _status(r), r.detail), []).append(r)
+            same.setdefault((r.game, r.property, r.status, r.detail), []).append(r)
     out = []
     for (game, prop, status, detail), rs in sorted(
             same.items(), key=lambda kv: (kv[0][0], ORDER.index(kv[0][2]), kv[0][1])):

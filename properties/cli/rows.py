@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import attrs
 
-from model import ir
+from model.ir import expectation_for
 
 from ..concrete.playout import Finding
+
+__all__ = ["Row", "expectation_for"]
 
 
 @attrs.frozen
@@ -18,7 +20,7 @@ class Row:
     game: str
     players: int
     property: str
-    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / unknown / error / warning
+    status: str  # holds / bounded / FAILS / expected failure / UNEXPECTEDLY HOLDS / unknown / error / warning
     detail: str
     finding: Finding | None = None
     seconds: float = 0.0
@@ -29,16 +31,4 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("holds", "expected failure", "warning", "unknown")
-
-
-def expectation_for(g: ir.GameIR, prop: str) -> ir.Expectation | None:
-    for e in g.expectations:
-        if e.property != prop:
-            continue
-        if e.players and g.players not in e.players:
-            continue
-        if any(g.chosen.get(k) != v for k, v in e.variants.items()):
-            continue
-        return e
-    return None
+        return self.status in ("holds", "bounded", "expected failure", "warning", "unknown")

@@ -145,7 +145,7 @@ def run_z3(spec: str, players: int, variants: Mapping[str, str], queries: Sequen
 
 def valid_z3_result(r: Any) -> bool:
     return (_has(r, query=str, status=str, detail=str, seconds=float)
-            and r["status"] in ("proved", "witness", "unknown", "error")
+            and r["status"] in ("proved", "bounded", "witness", "unknown", "error")
             and isinstance(r.get("bound"), int | None)
             and (r.get("replay") is None or valid_replay(r["replay"])))
 

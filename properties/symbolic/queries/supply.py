@@ -14,12 +14,14 @@ from ..expressions import Ctx
 from ..state import model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
 from .common import (
+    SEARCH_BUDGET,
     TIME_LIMIT,
     Clock,
     OneStep,
     Result,
     add_all,
     bounded,
+    budget,
     check_sat,
     machine,
     new_solver,
@@ -31,8 +33,10 @@ from .unroll import Found, Unroller, bmc
 
 # ---------------------------------------------------------------------- supply
 @bounded
-def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
-    """Can a shared zone be asked for more than it holds in a legal game?"""
+def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
+           units: int | None = SEARCH_BUDGET) -> Result:
+    """Can a shared zone be asked for more than it holds in a legal game? The search from
+    a deal spends at most `units` of z3's resources (None: only the time limit)."""
     clock = Clock(limit)
     assumed = assume_invariants(game, clock)
     M = machine(game)
@@ -95,7 +99,7 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
         # a witness first (most of the time); then, for the round transition's sites, a
         # proof that no action from a state satisfying the invariants leads to a shortage
         found = bmc(game, short, Clock(clock.left() * (1 - AFTER_SHARE)) if after and assumed
-                    else clock, max_depth, defined_last=False, min_depth=1)
+                    else clock, max_depth, defined_last=False, min_depth=1, budget=budget(units))
         trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
@@ -113,10 +117,15 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
                           f"holds (sites: {', '.join(sorted(sites))}; the round transition's "
                           "after any action from a state satisfying the spec's invariants)",
                           clock.elapsed())
-    return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
-                  f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
-                  f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
-                  bound=k)
+    if k - 1 < 1:
+        return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
+                      "well-formed state; the search from a deal decided no depth; never "
+                      f"short: {', '.join(never) or 'none'}", clock.elapsed())
+    return Result("supply", "bounded", f"no shared supply runs short in any game up to "
+                  f"{k - 1} action(s) from the deal (the scoring they end included); beyond "
+                  f"that not decided: {', '.join(possible)} can run short from some "
+                  f"well-formed state; never short: {', '.join(never) or 'none'}",
+                  clock.elapsed(), bound=k - 1)
 
 
 #: The share of the time left for showing that a round-transition site cannot run short
