@@ -2,7 +2,9 @@
 
 Not part of rulespec (which has no game-specific Python): a baseline to compare the
 generated model against, on the same machine and the same workload (uniform random
-choice among the legal actions, games to 40 points). Run:
+choice among the legal actions, drawn as `int(rng.random() * n)`, games to 40 points).
+`rulespec bench lama -p 4 --yardstick benchmarks/handwritten_lama.py` runs its `game`
+in turns with the generated model and prints the ratio; alone, run:
 
     python benchmarks/handwritten_lama.py [players] [seconds]
 """

@@ -11,7 +11,8 @@ seat, lists as written).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,18 @@ class Game:
         ns = self.ns
         self._legal = ns["legal"]
         self._checks = [ns[f"check_{i}"] for i in range(len(game_ir.actions))]
-        self._effects = [ns[f"effect_{i}"] for i in range(len(game_ir.actions))]
+        # step_<i>(Z, V, ch, args): action i's effects (copy on write), the last actor set,
+        # and whether the round ends; _shuffles[i]: whether they need the chance (else
+        # apply makes none); _effects[i](Z, V, ch, *args): the same, arguments spread
+        self._steps = [ns[f"step_{i}"] for i in range(len(game_ir.actions))]
+        self._effects = [_spread(step) for step in self._steps]
+        emitter = codegen.Emitter(game_ir)
+        self._shuffles = ["shuffle" in emitter.effect_names(a.effects) for a in game_ir.actions]
+        self._setup_shuffles = "shuffle" in emitter.effect_names(game_ir.setup)
+        # what `apply` looks up per action, in one tuple: (step_<i>, needs the chance)
+        self._plans = tuple(zip(self._steps, self._shuffles, strict=True))
+        self._make = self.action  # bound once: legal_actions passes it on every call
+        self._after_setup: tuple[list[list[int]], list[Any]] | None = None
         self._effects_in_place = [ns[f"effect_in_place_{i}"]
                                   for i in range(len(game_ir.actions))]
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
@@ -79,7 +91,6 @@ class Game:
         self.invariants: tuple[tuple[str, Any], ...] = ns["INVARIANTS"]
         sizes = {"none": 1, "kind": len(self.kind_names), "player": self.players}
         sizes.update({f"index:{ix.name}": ix.size for ix in game_ir.indices})
-        emitter = codegen.Emitter(game_ir)
         for i, a in enumerate(game_ir.actions):
             table = emitter.action_table_type(a)
             if table == "none":
@@ -217,15 +228,30 @@ class Game:
     # -------------------------------------------------------------- states
     def initial_state(self, seed: int = 0, chance: Chance | None = None) -> State:
         """The state after set-up and the first round's deal."""
-        L = self.layout
-        Z = [z[:] for z in self._blank]
-        V: list[Any] = [0] * L.n_vars
-        V[1] = 1
         ch = chance or self.chance(seed, -1)
-        self.ns["init_vars"](Z, V)
-        self.ns["setup"](Z, V, ch)
+        Z, V = self._set_up(ch)
         self._round_start(Z, V, ch)
-        return State(self, tuple(Z), tuple(V), False, seed, 0)
+        state = _new(State)
+        state._game, state._z, state._v, state._terminal = self, Z, V, False
+        state._seed, state._step, state._legal = seed, 0, None
+        return state
+
+    def _set_up(self, chance: Chance) -> tuple[list[list[int]], list[Any]]:
+        """Fresh zones and variables after the spec's `setup`, drawing from `chance`.
+
+        A set-up that shuffles nothing is the same for every seed: it runs once and
+        later calls copy its result."""
+        done = self._after_setup
+        if done is None:
+            Z = [z[:] for z in self._blank]
+            V: list[Any] = [0] * self.layout.n_vars
+            V[1] = 1
+            self.ns["init_vars"](Z, V)
+            self.ns["setup"](Z, V, chance)
+            if self._setup_shuffles:
+                return Z, V
+            done = self._after_setup = ([z[:] for z in Z], V[:])
+        return [z[:] for z in done[0]], done[1][:]
 
     def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
                        tally: list[int] | None = None) -> tuple[int, State]:
@@ -238,10 +264,10 @@ class Game:
         taken and each round-end condition that ended a round.
         """
         start = self.initial_state(seed)
-        Z, V = [z[:] for z in start.z], list(start.v)
+        Z, V = [z[:] for z in start._z], start._v[:]
         n, terminal = self.ns["playout"](Z, V, self.chance(seed, 0), pick,
                                         max_actions, tally)
-        return n, _new_state(self, tuple(Z), tuple(V), terminal, seed, n)
+        return n, State(self, Z, V, terminal, seed, n)
 
     def _blank_zones(self) -> list[list[int]]:
         """Every item in its class's start zone, before set-up."""
@@ -265,12 +291,7 @@ class Game:
 
     def after_setup(self, seed: int = 0) -> tuple[list[list[int]], list[Any]]:
         """The zones and variables after the spec's `setup`, before the first deal."""
-        Z = [z[:] for z in self._blank]
-        V: list[Any] = [0] * self.layout.n_vars
-        V[1] = 1
-        self.ns["init_vars"](Z, V)
-        self.ns["setup"](Z, V, self.chance(seed, -1))
-        return Z, V
+        return self._set_up(self.chance(seed, -1))
 
     def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>", *,
                         checked: bool = True) -> State:
@@ -301,7 +322,7 @@ class Game:
         p = situation.parse(data, self.ir, self.layout, self.after_setup, where)
         if checked:
             self._require_consistent(p, file)
-        return State(self, tuple(p.z), tuple(p.v), p.terminal, p.seed, p.step)
+        return State(self, p.z, p.v, p.terminal, p.seed, p.step)
 
     def _require_consistent(self, p: situation.Parsed, file: str) -> None:
         ns = self.ns
@@ -361,6 +382,12 @@ class Game:
         return flags
 
 
+def _spread(step: Callable[..., bool]) -> Callable[..., bool]:
+    def effect(Z: list, V: list, ch: Chance, *args: Any) -> bool:
+        return step(Z, V, ch, args)
+    return effect
+
+
 def _template(a: ir.ActionDecl) -> tuple[re.Pattern[str], list[str]]:
     names: list[str] = []
     out = ""
@@ -373,65 +400,93 @@ def _template(a: ir.ActionDecl) -> tuple[re.Pattern[str], list[str]]:
     return re.compile(out), names
 
 
-@attrs.frozen(slots=True, repr=False, eq=False)
 class State:
-    """An immutable game state. Compare states with `==` (zones, variables, terminal)."""
+    """An immutable game state. Compare states with `==` (zones, variables, terminal).
 
-    game: Game
-    z: tuple[list[int], ...]
-    v: tuple[Any, ...]
-    is_terminal: bool
-    seed: int
-    step: int
-    _legal_cache: list[Action] | None = attrs.field(default=None, alias="_legal_cache")
+    A plain class with slots rather than an attrs class: `apply` makes one per action,
+    and a frozen attrs class sets each field through `object.__setattr__`, which costs
+    four times as much. The fields are private; the public names are read-only
+    properties, so `state.z = ...` raises AttributeError as a frozen class does. The
+    zones and variables are kept in lists that nothing changes once the state is made
+    (`apply` copies them, and copies a zone before changing it); `z` and `v` give them
+    as tuples.
+    """
+
+    __slots__ = ("_game", "_legal", "_seed", "_step", "_terminal", "_v", "_z")
+
+    def __init__(self, game: Game, z: Sequence[list[int]], v: Sequence[Any],
+                 is_terminal: bool, seed: int, step: int) -> None:
+        self._game = game
+        self._z = list(z)
+        self._v = list(v)
+        self._terminal = is_terminal
+        self._seed = seed
+        self._step = step
+        self._legal: list[Action] | None = None  # the legal actions, once asked for
+
+    game = property(attrgetter("_game"), doc="The Game this state belongs to.")
+    @property
+    def z(self) -> tuple[list[int], ...]:
+        """The zones (`codegen.Layout`): a bag is a list of counts per kind, a pile a list
+        of kinds, bottom first. Read them; do not change them."""
+        return tuple(self._z)
+
+    @property
+    def v(self) -> tuple[Any, ...]:
+        """The variables (`codegen.Layout`)."""
+        return tuple(self._v)
+
+    is_terminal = property(attrgetter("_terminal"), doc="The game is over.")
+    seed = property(attrgetter("_seed"), doc="The game's seed (the chance state).")
+    step = property(attrgetter("_step"), doc="Actions taken so far (the chance state).")
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, State) and self.game is other.game and self.z == other.z
-                and self.v == other.v and self.is_terminal == other.is_terminal)
+        return (isinstance(other, State) and self._game is other._game and self._z == other._z
+                and self._v == other._v and self._terminal == other._terminal)
 
     def __hash__(self) -> int:
-        return hash((tuple(tuple(z) for z in self.z), self.v, self.is_terminal))
+        return hash((tuple(map(tuple, self._z)), tuple(self._v), self._terminal))
 
     def __repr__(self) -> str:
-        return f"State({self.game.id}, round {self.round}, active {self.active_player})"
+        return f"State({self._game.id}, round {self.round}, active {self.active_player})"
 
     @property
     def active_player(self) -> int:
-        return self.v[0]
+        return self._v[0]
 
     @property
     def round(self) -> int:
-        return self.v[1]
+        return self._v[1]
 
     @property
     def scores(self) -> tuple[int, ...]:
-        f = self.game.ns["score"]
-        return tuple(f(self.z, self.v, p) for p in range(self.game.players))
+        f = self._game.ns["score"]
+        return tuple(f(self._z, self._v, p) for p in range(self._game.players))
 
     @property
     def winners(self) -> tuple[int, ...]:
-        if not self.is_terminal:
+        if not self._terminal:
             return ()
-        return self.game.ns["winners"](self.z, self.v)
+        return self._game.ns["winners"](self._z, self._v)
 
     def legal_actions(self) -> list[Action]:
         """The legal actions, in the documented stable order (a fresh list each call)."""
-        cached = self._legal_cache
-        if cached is None:
-            cached = [] if self.is_terminal else self.game._legal(self.z, self.v, self.game.action)
-            object.__setattr__(self, "_legal_cache", cached)
-        return list(cached)
+        legal = self._legal
+        if legal is None:
+            g = self._game
+            legal = self._legal = [] if self._terminal else g._legal(self._z, self._v, g._make)
+        return legal[:]
 
     def why_illegal(self, action: Action) -> str | None:
         """None if `action` is legal here, else the reason in words."""
-        g = self.game
+        g = self._game
         if action.game is not g and action.game.ir != g.ir:
             return "the action belongs to another game"
-        if self.is_terminal:
+        if self._terminal:
             return "the game is over"
         decl = g.ir.actions[action.index]
         try:
-            ok = g._checks[action.index](self.z, self.v, *action.args)
+            ok = g._checks[action.index](self._z, self._v, *action.args)
         except ModelError as exc:
             part = g._failed_part(self, action)
             return (f"the condition of {decl.name} does not hold: {part}" if part
@@ -444,35 +499,60 @@ class State:
             return f"the condition of {decl.name} does not hold: {part}"
         return None
 
+    def _require_legal(self, action: Action) -> None:
+        for known in self._legal or ():  # the usual case: one of the actions just listed
+            if known is action:
+                return
+        reason = self.why_illegal(action)
+        if reason is not None:
+            raise IllegalAction(f"{action} is not legal: {reason}")
+
+    def _step_zones(self, action: Action, chance: Chance | None
+                    ) -> tuple[list[list[int]], list[Any], Chance | None, bool]:
+        """The zones and variables after `action`'s effects (zones it changes are copies),
+        the chance used (None while nothing needed it) and whether the round ends."""
+        g = self._game
+        i = action.index
+        if chance is None and g._shuffles[i]:
+            chance = g.chance(self._seed, self._step)
+        Z, V = self._z[:], self._v[:]
+        try:
+            ended = g._steps[i](Z, V, chance, action.args)
+        except ModelError as exc:
+            raise ModelError(f"{action}: {exc}") from None
+        return Z, V, chance, ended
+
     def apply(self, action: Action, chance: Chance | None = None) -> State:
         """The state after `action`; raises IllegalAction (and changes nothing) if illegal."""
-        g = self.game
-        for known in self._legal_cache or ():
+        for known in self._legal or ():  # written out: this runs once per action played
             if known is action:
                 break
         else:
-            reason = self.why_illegal(action)
-            if reason is not None:
-                raise IllegalAction(f"{action} is not legal: {reason}")
-        ch = chance or g.chance(self.seed, self.step)
-        Z = list(self.z)
-        V = list(self.v)
-        actor = V[0]
+            self._require_legal(action)
+        g = self._game
+        step, shuffles = g._plans[action.index]
+        if shuffles and chance is None:
+            chance = g.chance(self._seed, self._step)
+        Z, V = self._z[:], self._v[:]
         try:
-            g._effects[action.index](Z, V, ch, *action.args)
+            ended = step(Z, V, chance, action.args)
         except ModelError as exc:
             raise ModelError(f"{action}: {exc}") from None
-        V[2] = actor
         terminal = False
-        if g._round_end(Z, V):
-            Z = [z[:] for z in Z]
-            g._scoring(Z, V, ch)
+        if ended:
+            if chance is None:
+                chance = g.chance(self._seed, self._step)
+            Z = [z[:] for z in Z]  # scoring and the deal change zones in place
+            g._scoring(Z, V, chance)
             if g._game_end(Z, V):
                 terminal = True
             else:
                 V[1] += 1
-                g._round_start(Z, V, ch)
-        return _new_state(g, tuple(Z), tuple(V), terminal, self.seed, self.step + 1)
+                g._round_start(Z, V, chance)
+        nxt = _new(State)  # State(...) without the call: Z and V are this step's own
+        nxt._game, nxt._z, nxt._v, nxt._terminal = g, Z, V, terminal
+        nxt._seed, nxt._step, nxt._legal = self._seed, self._step + 1, None
+        return nxt
 
     def outcome(self, action: Action, chance: Chance | None = None) -> Outcome:
         """What `action` does here, round end included: the next state (equal to what
@@ -482,41 +562,28 @@ class State:
         Slower than `apply` (it copies the round's end); use it to watch a game, not to
         play many.
         """
-        g = self.game
-        for known in self._legal_cache or ():
-            if known is action:
-                break
-        else:
-            reason = self.why_illegal(action)
-            if reason is not None:
-                raise IllegalAction(f"{action} is not legal: {reason}")
-        ch = chance or g.chance(self.seed, self.step)
-        Z, V = list(self.z), list(self.v)
-        actor = V[0]
-        try:
-            g._effects[action.index](Z, V, ch, *action.args)
-        except ModelError as exc:
-            raise ModelError(f"{action}: {exc}") from None
-        V[2] = actor
-        if not g._round_end(Z, V):
-            nxt = _new_state(g, tuple(Z), tuple(V), False, self.seed, self.step + 1)
-            return Outcome(nxt)
+        self._require_legal(action)
+        g = self._game
+        Z, V, ch, ended = self._step_zones(action, chance)
+        seed, step = self._seed, self._step + 1
+        if not ended:
+            return Outcome(State(g, Z, V, False, seed, step))
+        if ch is None:
+            ch = g.chance(self._seed, self._step)
         reasons = tuple(g.ns["round_end_names"](Z, V))
         score = g.ns["score"]
         before = [score(Z, V, p) for p in range(g.players)]
         Z = [z[:] for z in Z]
         g._scoring(Z, V, ch)
-        end = _new_state(g, tuple(z[:] for z in Z), tuple(V), False, self.seed, self.step + 1)
-        _set(end, "_legal_cache", [])
         scores = tuple(score(Z, V, p) - before[p] for p in range(g.players))
-        if g._game_end(Z, V):
-            nxt = _new_state(g, tuple(Z), tuple(V), True, self.seed, self.step + 1)
-            _set(end, "is_terminal", True)
-        else:
-            V[1] += 1
-            g._round_start(Z, V, ch)
-            nxt = _new_state(g, tuple(Z), tuple(V), False, self.seed, self.step + 1)
-        return Outcome(nxt, reasons, end, scores)
+        over = bool(g._game_end(Z, V))
+        end = State(g, [z[:] for z in Z], V, over, seed, step)
+        end._legal = []
+        if over:
+            return Outcome(State(g, Z, V, True, seed, step), reasons, end, scores)
+        V[1] += 1
+        g._round_start(Z, V, ch)
+        return Outcome(State(g, Z, V, False, seed, step), reasons, end, scores)
 
     def round_end_reasons(self, action: Action, chance: Chance | None = None) -> tuple[str, ...]:
         """The names of the round-end conditions that `action` makes true here.
@@ -529,26 +596,21 @@ class State:
         reason = self.why_illegal(action)
         if reason is not None:
             raise IllegalAction(f"{action} is not legal: {reason}")
-        g = self.game
-        Z, V = list(self.z), list(self.v)
-        actor = V[0]
-        g._effects[action.index](Z, V, chance or g.chance(self.seed, self.step),
-                              *action.args)
-        V[2] = actor
-        return tuple(g.ns["round_end_names"](Z, V))
+        Z, V, _, _ = self._step_zones(action, chance)
+        return tuple(self._game.ns["round_end_names"](Z, V))
 
     def game_end_reasons(self) -> tuple[str, ...]:
         """The names of the game-end conditions that hold in this (terminal) state."""
-        if not self.is_terminal:
+        if not self._terminal:
             return ()
-        return tuple(n for n, holds in self.game.ns["GAME_END"] if holds(self.z, self.v))
+        return tuple(n for n, holds in self._game.ns["GAME_END"] if holds(self._z, self._v))
 
     def to_dict(self) -> dict[str, Any]:
         """The situation format (docs/api.md), chance state included: a state read back
         with `Game.state_from_dict` continues exactly as this one."""
-        g = self.game
-        return situation.to_plain(g.ir, g.layout, self.z, self.v, self.is_terminal, self.seed,
-                                  self.step)
+        g = self._game
+        return situation.to_plain(g.ir, g.layout, self._z, self._v, self._terminal, self._seed,
+                                  self._step)
 
 
 @attrs.frozen(slots=True)
@@ -571,20 +633,9 @@ class Outcome:
         return self.round_end is not None
 
 
-_set = object.__setattr__
-
-
-def _new_state(game: Game, z: tuple, v: tuple, terminal: bool, seed: int, step: int) -> State:
-    """A State without the cost of the attrs __init__ (apply makes one per action)."""
-    s = object.__new__(State)
-    _set(s, "game", game)
-    _set(s, "z", z)
-    _set(s, "v", v)
-    _set(s, "is_terminal", terminal)
-    _set(s, "seed", seed)
-    _set(s, "step", step)
-    _set(s, "_legal_cache", None)
-    return s
+#: The State constructor under the name other modules import (`policies`).
+_new_state = State
+_new = object.__new__
 
 
 def load(spec: str | Path, *, players: int, variants: Mapping[str, str] | None = None) -> Game:

@@ -356,6 +356,7 @@ class GameIR:
     measure: Expr | None
     game_end: tuple[Condition, ...]
     winners: Expr
+    game_measure: Expr | None
     score: Expr  # per player: the Local "p" is bound
     invariants: tuple[Condition, ...]
     expectations: tuple[Expectation, ...]
@@ -425,3 +426,16 @@ def free_locals(e: Expr) -> set[str]:
     for c in children(e):
         out |= free_locals(c)
     return out
+
+
+def expectation_for(g: GameIR, prop: str) -> Expectation | None:
+    """What the spec expects of property `prop` at g's player count and variants."""
+    for e in g.expectations:
+        if e.property != prop:
+            continue
+        if e.players and g.players not in e.players:
+            continue
+        if any(g.chosen.get(k) != v for k, v in e.variants.items()):
+            continue
+        return e
+    return None

@@ -122,6 +122,20 @@ def rulebook_folders(spec_file: str) -> list[Path]:
     return [beside, RULEBOOKS] if beside != RULEBOOKS.resolve() else [RULEBOOKS]
 
 
+def find_rulebook(spec_file: str, source: str) -> Path | None:
+    """The rulebook file of a source as the spec at `spec_file` finds it, or None."""
+    for folder in rulebook_folders(spec_file):
+        book = folder / f"{source}.txt"
+        if book.is_file():
+            return book
+    return None
+
+
+def rulebook_length(book: Path) -> int:
+    """Lines in a rulebook file (an edit to it is seen)."""
+    return _rulebook_length(book, book.stat().st_mtime_ns)
+
+
 @functools.cache
 def _rulebook_length(book: Path, stamp: int) -> int:
     """Lines in a rulebook (`stamp`, its modification time, makes an edit seen)."""
@@ -188,15 +202,12 @@ class _Loader:
         folders = rulebook_folders(self.doc.file)
         lines = {}
         for i, source in enumerate(self.d["sources"]):
-            for folder in folders:
-                book = folder / f"{source}.txt"
-                if book.is_file():
-                    lines[source] = _rulebook_length(book, book.stat().st_mtime_ns)
-                    break
-            else:
+            book = find_rulebook(self.doc.file, source)
+            if book is None:
                 raise self.err(("sources", i), f"no rulebook {source}.txt for source {source} in "
                                + " or ".join(str(f) for f in folders)
                                + "; put it there, or set RULESPEC_RULEBOOKS to its folder")
+            lines[source] = rulebook_length(book)
         return lines
 
     def check_cites(self, path: PathKey, value: Any) -> tuple[str, ...]:
@@ -275,6 +286,8 @@ class _Loader:
             game_end=self.conditions(("game_end", "when"), g["game_end"]["when"]),
             winners=self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
                                    list_of(PLAYER)),
+            game_measure=(self.expr_item(("game_end", "measure"), g["game_end"]["measure"], INT)
+                          if "measure" in g["game_end"] else None),
             score=self.expr_item(("score",), g["score"], INT, p_env),
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),

@@ -9,7 +9,7 @@ card from an empty pile.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import add
+from operator import mul
 from typing import Any
 
 from .errors import ModelError
@@ -75,7 +75,7 @@ def highest(present: list[int], table: Sequence[int]) -> int:
 
 
 def worth(bag: list[int], table: Sequence[int]) -> int:
-    return sum(c * table[k] for k, c in enumerate(bag) if c)
+    return sum(map(mul, bag, table))
 
 
 def overrun(line: int, limit: int) -> None:
@@ -244,34 +244,27 @@ def all_pp(src: list[int], dst: list[int], keep: int) -> None:
 
 def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[int],
            piles: Sequence[int]) -> None:
-    """Move every item of the wanted kinds, from every zone of their class, into zone `into`."""
-    lo, hi = (wanted[0], wanted[-1] + 1) if wanted else (0, 0)
-    if list(wanted) == list(range(lo, hi)):
-        found = [0] * (hi - lo)
-        zeros = [0] * (hi - lo)
-        for b in bags:
+    """Move every item of the wanted kinds, from every zone of their class, into zone `into`.
+
+    A pile `into` gets them after what it holds, kind by kind in the order of `wanted`.
+    """
+    counts = dict.fromkeys(wanted, 0)
+    for b in bags:
+        if b != into:
             zone = Z[b]
-            if b != into and any(zone[lo:hi]):
-                found = list(map(add, found, zone[lo:hi]))
-                zone[lo:hi] = zeros
-        counts = dict(zip(range(lo, hi), found, strict=True))
-    else:
-        counts = dict.fromkeys(wanted, 0)
-        for b in bags:
-            zone = Z[b]
-            if b != into:
-                for k in wanted:
-                    if zone[k]:
-                        counts[k] += zone[k]
+            if any(zone):
+                for k in counts:
+                    c = zone[k]
+                    if c:
+                        counts[k] += c
                         zone[k] = 0
-    wanted_set = set(wanted)
     for p in piles:
         zone = Z[p]
         if p == into or not zone:
             continue
         keep = []
         for k in zone:
-            if k in wanted_set:
+            if k in counts:
                 counts[k] += 1
             else:
                 keep.append(k)
@@ -280,10 +273,54 @@ def gather(Z: list[list[int]], wanted: Sequence[int], into: int, bags: Sequence[
     if into in piles:
         for k, c in counts.items():
             if c:
-                target.extend([k] * c)
+                target += [k] * c
     else:
         for k, c in counts.items():
             target[k] += c
+
+
+def gather_all(Z: list[list[int]], into: int, bags: Sequence[int], piles: Sequence[int],
+               lo: int, hi: int) -> None:
+    """`gather` of every kind of a class, the kinds lo to hi - 1.
+
+    Plain loops: for lists of a few dozen items they beat map/compress pipelines, whose
+    iterator objects cost more to make than the loop they replace.
+    """
+    counts = [0] * hi
+    for b in bags:
+        if b != into:
+            zone = Z[b]
+            if any(zone):
+                for k in range(lo, hi):
+                    c = zone[k]
+                    if c:
+                        counts[k] += c
+                        zone[k] = 0
+    for p in piles:
+        if p != into:
+            zone = Z[p]
+            if zone:
+                if lo <= min(zone) and max(zone) < hi:  # the usual case: nothing else in it
+                    for k in zone:
+                        counts[k] += 1
+                    zone.clear()
+                else:
+                    keep = []
+                    for k in zone:
+                        if lo <= k < hi:
+                            counts[k] += 1
+                        else:
+                            keep.append(k)
+                    zone[:] = keep
+    target = Z[into]
+    if into in piles:
+        for k in range(lo, hi):
+            c = counts[k]
+            if c:
+                target += [k] * c
+    else:
+        for k in range(lo, hi):
+            target[k] += counts[k]
 
 
 def deal(src: list[int], Z: list[list[int]], base: int, players: int, n: int, to_pile: bool

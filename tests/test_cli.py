@@ -53,13 +53,25 @@ def test_legal_lists_actions_and_effects(tmp_path: Path) -> None:
     assert "discard" in lines[1] and "active 0 -> 1" in lines[1]
 
 
-def test_check_prints_the_table_and_exits_0(tmp_path: Path) -> None:
+def test_check_prints_the_summary_and_exits_0(tmp_path: Path) -> None:
     code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none",
                        "--replays", str(tmp_path / "replays"))  # tests write only to tmp
     assert code == 0, out
-    for prop in ("conservation", "legal_move", "round_ends", "invariants"):
-        assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop
+    # one line per property; z3's verdict on the same property in brackets
+    for prop in ("conservation", "legal_move", "invariants"):
+        assert re.search(rf"^lama\s+{prop}\s+holds 3p \(z3 \w.*3p\)$", out, re.M), prop
+    assert re.search(r"^lama\s+round_ends\s+holds 3p$", out, re.M)
+    assert re.search(r"^lama\s+z3_round_bound\s+\w.* 3p$", out, re.M)
     assert re.search(r"\d+ passed, 0 failed", out)
+
+
+def test_check_verbose_prints_every_row() -> None:
+    code, out, _ = run("check", "lama", "--games", "20", "-p", "3", "--profile", "none",
+                       "--no-z3", "--verbose")
+    assert code == 0, out
+    for prop in ("conservation", "legal_move", "round_ends", "invariants", "game_ends"):
+        assert re.search(rf"^lama\s+3\s+{prop}\s+holds", out, re.M), prop
+    assert "coverage:" in out
 
 
 def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
@@ -75,7 +87,9 @@ def test_check_fails_on_a_broken_rule(tmp_path: Path) -> None:
     code, out, _ = run("check", str(spec), "--games", "10", "-p", "2", "--profile", "none",
                          "--replays", str(replays))
     assert code == 1
-    assert re.search(r"^noquit\s+2\s+round_ends\s+FAILS", out, re.M), out
+    assert re.search(r"^noquit\s+round_ends\s+FAILS 2p", out, re.M), out
+    assert re.search(r"^  noquit round_ends FAILS at 2p: seed \d+, after \d+ actions: the round "
+                     r"measure", out, re.M), out
     files = list(replays.glob("*round_ends*.yaml"))
     assert files
     code, out, _ = run("replay", str(files[0]), "--quiet")

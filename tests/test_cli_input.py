@@ -62,7 +62,8 @@ def test_a_check_that_ran_nothing_is_not_a_pass() -> None:
     object.__setattr__(game, "id", "lama")
     object.__setattr__(game, "players", 3)
     object.__setattr__(game, "chosen", {})
-    row = _row(game, "conservation", None, 0, 0.0, None)
+    nothing = {"outcomes": {}, "findings": {}, "games": 0, "cut": 0}
+    row = _row(game, "conservation", nothing, "lama", 0.0)
     assert not row.ok and "nothing was checked" in row.detail
 
 

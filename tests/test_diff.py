@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import model
 from properties.cli import main
+from properties.compare import plots
 from properties.compare.parting import find_parting, observe
 from properties.concrete import trace as tr
 
@@ -77,6 +78,7 @@ def test_a_spec_against_itself_plays_the_same() -> None:
     assert code == 0, out + err
     assert "The versions play the same" in out
     assert "the rules are the same" in out
+    assert "Not played: the versions are proved to play the same" in out
     for n in range(2, 7):
         assert re.search(rf"^{n} players: the same \(proved\)", out, re.M), n
 
@@ -91,7 +93,7 @@ def test_one_rule_changed_parts_play(tmp_path: Path, name: str, edit: tuple[str,
                                      clause: str, players: str) -> None:
     new = copy(tmp_path, name, edit)
     replays = tmp_path / "replays"
-    code, out, err = run("diff", str(SPEC), str(new), "-p", players, "--no-properties",
+    code, out, err = run("diff", str(SPEC), str(new), "-p", players, "--no-properties", "--no-statistics",
                          "--replays", str(replays), "--z3-timeout", "40")
     assert code == 1, out + err
     assert "The versions play differently" in out
@@ -149,7 +151,7 @@ def renamed_copy(tmp_path: Path, reorder_kinds: bool = False) -> Path:
 
 def test_a_rename_and_reorder_only_copy_is_no_change_in_play(tmp_path: Path) -> None:
     new = renamed_copy(tmp_path)
-    code, out, err = run("diff", str(SPEC), str(new), "-p", "3", "--no-properties")
+    code, out, err = run("diff", str(SPEC), str(new), "-p", "3", "--no-properties", "--no-statistics")
     assert code == 0, out + err
     assert "none a change in play" in out
     assert re.search(r"zones: out — renamed", out)
@@ -164,18 +166,22 @@ def test_a_rename_and_reorder_only_copy_is_no_change_in_play(tmp_path: Path) -> 
 def test_kinds_in_another_order_deal_alike_and_never_part_in_games(tmp_path: Path) -> None:
     new = renamed_copy(tmp_path, reorder_kinds=True)
     code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties",
-                         "--games", "30", "--examples", "20", "--z3-timeout", "10")
+                         "--games", "30", "--examples", "20", "--z3-timeout", "10",
+                         "--stats-games", "200")
     assert code == 0, out + err
     assert "kinds: order — reordered" in out
     assert "No difference in play was found" in out
     assert re.search(r"2 players: no parting game found — .*none in 30 random games", out,
                      re.IGNORECASE)
+    # a version that plays alike is not marked as playing differently by its statistics
+    # (the actions are reordered, so the policies' choices, made by position, differ)
+    assert "no statistic differs significantly" in out
 
 
 def test_an_overridden_param_is_warned_about(tmp_path: Path) -> None:
     new = copy(tmp_path, "starter.yaml", ("next_starter: {value: ender,",
                                          "next_starter: {value: first_seat,"))
-    code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties")
+    code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties", "--no-statistics")
     assert code == 0, out + err
     assert re.search(r"WARNING: .*params\.next_starter was edited \('ender' -> 'first_seat'\) "
                      r"but has no effect: the reading next_round_starter=ender", out)
@@ -185,7 +191,7 @@ def test_an_overridden_param_is_warned_about(tmp_path: Path) -> None:
 def test_another_reading_parts_and_replays_under_both(tmp_path: Path) -> None:
     replays = tmp_path / "replays"
     code, out, err = run("diff", "lama", "lama", "--new-variant", "turn_direction=counter_clockwise",
-                         "-p", "3", "--no-properties", "--replays", str(replays))
+                         "-p", "3", "--no-properties", "--no-statistics", "--replays", str(replays))
     assert code == 1, out + err
     assert "ambiguities: turn_direction: reading used — changed" in out
     (path,) = replays.glob("*-parting.yaml")
@@ -216,8 +222,8 @@ def test_properties_old_beside_new_mark_a_new_failure_with_its_replay(tmp_path: 
     replays = tmp_path / "replays"
     md, js = tmp_path / "r.md", tmp_path / "r.json"
     code, out, err = run("diff", str(SPEC), str(new), "-p", "3", "--no-z3", "--profile", "none",
-                         "--check-games", "20", "--replays", str(replays), "--markdown", str(md),
-                         "--json", str(js), "--games", "20", "--examples", "10")
+                         "--check-games", "20", "--no-statistics", "--replays", str(replays),
+                         "--markdown", str(md), "--json", str(js), "--games", "20", "--examples", "10")
     assert code == 0, out + err  # an invariant is checked, not played
     assert "invariants: at_most_one_quit — added [not a change in play]" in out
     assert re.search(r"^  3\s+invariants\s+holds\s+FAILS\s+NEWLY FAILING", out, re.M)
@@ -235,20 +241,32 @@ def test_the_report_in_markdown_json_and_html(tmp_path: Path) -> None:
     md, js, page = tmp_path / "r.md", tmp_path / "r.json", tmp_path / "r.html"
     code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties",
                          "--markdown", str(md), "--json", str(js), "--html", str(page),
-                         "--replays", str(tmp_path / "replays"))
+                         "--replays", str(tmp_path / "replays"), "--stats-games", "400")
     assert code == 1, out + err
-    assert "Play statistics are not yet part of this report" in out
+    # a llama worth 7 makes every round's penalty smaller: games last longer, in every
+    # rendering marked significant; the win shares of a symmetric game do not move
+    assert re.search(r"^  actions per game .*\*$", out, re.M), out
+    assert "400 pairs of games" in out and "game by game" in out
     data = json.loads(js.read_text())
-    assert data["plays_differently"] is True
-    assert data["statistics"] is None and "not yet part" in data["statistics_note"]
+    assert data["plays_differently"] is True and data["statistics_note"] is None
+    rows = {(r["policy"], r["key"]): r for r in data["statistics"]["rows"]}
+    for policy in ("random", "greedy"):
+        longer = rows[(policy, "actions")]
+        assert longer["significant"] and longer["difference"]["low"] > 0
+        assert longer["old"]["n"] == longer["new"]["n"] == 400
+        assert not rows[(policy, "win_share/0")]["significant"]
     (p,) = data["parting"]
     assert p["status"] == "parted" and p["players"] == 2 and p["replay"]
     assert any(c["section"] == "kinds" and c["name"] == "llama" for c in data["rules"]["changes"])
     text = md.read_text()
-    assert text.startswith("## rulespec diff") and "### Play statistics" in text
+    assert text.startswith("## rulespec diff") and "### Play statistics: " in text
     assert "| kinds: llama | changed | `points 10` | `points 7` |" in text
+    assert re.search(r"^\| actions per game \|.*\| \*\*\\\*\*\* \|$", text, re.M)
     html = page.read_text()
-    assert html.startswith("<!DOCTYPE html>") and "<h2>Play statistics</h2>" in html
+    assert html.startswith("<!DOCTYPE html>") and "<h2>Play statistics: " in html
+    assert "<tr class=significant><td>actions per game</td>" in html
+    if plots.available():  # the figures: game length old against new, win share by seat
+        assert html.count("<svg") == 4
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # self-contained
 
 
@@ -272,7 +290,7 @@ def test_path_at_revision_reads_the_file_from_git(tmp_path: Path) -> None:
     assert code == 0, out + err
     assert "the rules are the same" in out
     spec.write_text(spec.read_text().replace(*HAND))
-    code, out, err = run("diff", f"{spec}@HEAD", str(spec), "-p", "2", "--no-properties",
+    code, out, err = run("diff", f"{spec}@HEAD", str(spec), "-p", "2", "--no-properties", "--no-statistics",
                          "--replays", str(tmp_path / "replays"))
     assert code == 1, out + err
     assert f"{spec}@HEAD -> {spec}" in out and "params: hand_size — changed" in out
@@ -282,7 +300,7 @@ def test_path_at_revision_reads_the_file_from_git(tmp_path: Path) -> None:
     # a mistake in the committed version is reported against PATH@REV, not a temporary copy
     spec.write_text(SPEC.read_text().replace("hand_size: {value: 6,", "hand_size: {value: six,"))
     git("commit", "-qam", "broken")
-    code, out, err = run("diff", f"{spec}@HEAD", f"{spec}@HEAD~1", "--no-properties")
+    code, out, err = run("diff", f"{spec}@HEAD", f"{spec}@HEAD~1", "--no-properties", "--no-statistics")
     assert code == 2
     assert err.startswith(f"error: {spec}@HEAD:") and len(err.strip().splitlines()) == 1
 
@@ -298,6 +316,9 @@ def test_path_at_revision_reads_the_file_from_git(tmp_path: Path) -> None:
     (["lama", "lama", "-p", "0"], "not 0"),
     (["lama", "lama", "-p", "x"], "'x' is not a valid integer"),
     (["lama", "lama", "--games", "-1"], "--games"),
+    (["lama", "lama", "--precision", "0"], "--precision 0"),
+    (["lama", "lama", "--budget", "-5"], "--budget -5"),
+    (["lama", "lama", "--policy", "clever"], "--policy 'clever'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
     code, out, err = run("diff", *args)
@@ -311,8 +332,8 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
 def test_the_replay_of_a_parting_game_records_how_to_shuffle(tmp_path: Path) -> None:
     new = copy(tmp_path, "follow.yaml", FOLLOW)
     replays = tmp_path / "replays"
-    code, out, err = run("diff", str(SPEC), str(new), "-p", "4", "--no-properties", "--no-z3",
-                         "--replays", str(replays))
+    code, out, err = run("diff", str(SPEC), str(new), "-p", "4", "--no-properties", "--no-statistics",
+                         "--no-z3", "--replays", str(replays))
     assert code == 1, out + err
     (path,) = replays.glob("*-parting.yaml")
     data = yaml.safe_load(path.read_text())
@@ -320,7 +341,7 @@ def test_the_replay_of_a_parting_game_records_how_to_shuffle(tmp_path: Path) -> 
     assert isinstance(data["seed"], int) and "shuffles" not in data
     assert data["spec"] == str(new.resolve())
     assert_parts_at_the_end(path, str(SPEC), str(new))
-    code, out, err = run("diff", str(SPEC), str(new), "-p", "4", "--no-properties",
+    code, out, err = run("diff", str(SPEC), str(new), "-p", "4", "--no-properties", "--no-statistics",
                          "--replays", str(replays))
     z3_file = max(replays.glob("*-parting*.yaml"), key=lambda p: p.stat().st_mtime)
     data = yaml.safe_load(z3_file.read_text())
@@ -355,3 +376,25 @@ def test_the_faq_asks_where_a_reading_parts_from_the_ruling(tmp_path: Path) -> N
     assert_parts_at_the_end(path, "lama", "lama", {}, {"quit_cards_score": "hand_only"})
     same = reading_parting("lama", 3, "first_player", "seat0")
     assert same.status == "proved_same" and same.how == "rules"
+
+
+# ------------------------------------------------------------------ statistics
+def test_the_statistics_are_the_same_on_a_dask_cluster(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")  # the extra [cluster]; CI installs it
+    new = copy(tmp_path, "llama7.yaml", LLAMA)
+
+    def statistics(*where: str) -> list[dict]:
+        js = tmp_path / "r.json"
+        code, out, err = run("diff", str(SPEC), str(new), "-p", "2", "--no-properties",
+                             "--no-z3", "--games", "5", "--examples", "0",
+                             "--stats-games", "200", "--replays", str(tmp_path / "replays"),
+                             "--json", str(js), *where)
+        assert code == 1, out + err
+        return json.loads(js.read_text())["statistics"]["rows"]
+
+    local = statistics("--jobs", "1")
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster:
+        remote = statistics("--scheduler", cluster.scheduler_address)
+    assert local == remote
+    assert any(r["significant"] for r in local)

@@ -1,15 +1,28 @@
-"""`rulespec check`: every property of every spec, over seeded random games, as a table.
+"""`rulespec check`: every property of every spec, each result computed once.
 
-A spec's `expect` entries say which properties are known to fail (a hole in the
-printed rules) and why; such a failure is reported as expected, and an expected
-failure that no longer fails is reported too, so the manifest stays true.
+For each spec the work is a set of jobs (properties/cli/work.py):
+
+- `spec_valid`: every player count, and every variant of every ambiguity, compiles;
+- one job per configuration (a player count and a choice of variants, as the profile
+  picks them): `games` seeded playouts and the Hypothesis state machine of the property
+  suite, which together decide that configuration's row of every property;
+- with z3, one job per player count for the z3 queries (properties/cli/z3rows.py).
+
+`plan` looks each result up in the cache (properties/cli/cache.py) under what decides
+it; the jobs left run in parallel (properties/cli/runner.py), and `rows` turns the
+results into the rows of the table. A spec's `expect` entries say which properties are
+known to fail (a hole in the printed rules) and why; they are applied to a result when
+the rows are made, not when it is computed, so editing a reason re-runs nothing. An
+expected failure is reported as such, and one that no longer fails is reported too,
+so the manifest stays true.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Mapping
+import hashlib
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -17,128 +30,326 @@ import model
 from model import ir
 from model.loader import any_player_count
 
-from ..concrete.coverage import Coverage
-from ..concrete.playout import PROPERTIES, Counter, Finding, Limits, play_and_check
+from ..concrete.coverage import Coverage, gaps
+from ..concrete.playout import PROPERTIES, Finding, Limits
+from . import work
+from .cache import Cache, Fingerprint, fingerprint, key_of, names_a_place, tool_version
+from .rows import Row, expectation_for
 
 
 @attrs.frozen
-class Row:
-    game: str
-    players: int
-    property: str
-    status: str  # holds / FAILS / expected failure / UNEXPECTEDLY HOLDS / unknown / error
-    detail: str
-    finding: Finding | None = None
-    seconds: float = 0.0
-    variants: str = ""  # the variants that differ from the default, "a=v,b=w"
-    replay: dict | None = None  # a state-machine failure's replay data (with its shuffles)
+class Options:
+    """What `rulespec check` was asked to do (the command's options)."""
+
+    games: int = 200
+    seed: int = 0
+    players: tuple[int, ...] = ()  # () = every player count the spec allows
+    variants: tuple[tuple[str, str], ...] = ()  # fixed for every configuration
+    profile: str | None = "ci"  # None: seeded playouts only
+    examples: int | None = None
+    steps: int | None = None
+    z3: bool = True
+    z3_timeout: float = 30.0
+
+
+# ------------------------------------------------------------------ the plan
+@attrs.define(eq=False)
+class Entry:
+    """One cached result: its key (None: never cached) and, once known, the result."""
+
+    key: str | None
+    shape: Any  # a work.valid_* function
+    fp: Fingerprint | None = None  # of the configuration the result is about
+    result: Any = None
+    cached: bool = False
 
     @property
-    def ok(self) -> bool:
-        return self.status in ("holds", "expected failure", "warning", "unknown")
+    def sources(self) -> str:
+        """Where the clauses are: kept with a result whose text names a place."""
+        return self.fp.sources if self.fp is not None else ""
 
 
-def expectation_for(g: ir.GameIR, prop: str) -> ir.Expectation | None:
-    for e in g.expectations:
-        if e.property != prop:
-            continue
-        if e.players and g.players not in e.players:
-            continue
-        if any(g.chosen.get(k) != v for k, v in e.variants.items()):
-            continue
-        return e
-    return None
+@attrs.define(eq=False)
+class Job:
+    """Work for the runner: `fn(*args, **kwargs)` computes the results of `entries`."""
+
+    kind: str  # "spec_valid", "configuration" or "z3"
+    spec: str
+    game: str
+    players: int  # 0: all player counts
+    label: str  # the configuration's variants, or the z3 queries
+    fn: Any
+    args: tuple
+    kwargs: dict[str, Any]
+    entries: list[Entry]
+    #: How much longer than others of its kind it is guessed to take, before it has run once.
+    weight: float = 1.0
+
+    @property
+    def name(self) -> str:
+        """As the progress line shows it: `lama 3p chip_exchange=never`."""
+        return " ".join(x for x in (self.game, f"{self.players}p" if self.players else "",
+                                    self.label) if x)
 
 
-def check_spec(spec: str | Path, *, games: int, seed: int = 0,
-               players: Iterable[int] | None = None,
-               variants: Mapping[str, str] | None = None,
-               progress: Callable[[str], None] | None = None,
-               profile: str | None = "ci", examples: int | None = None,
-               steps: int | None = None,
-               coverage: Coverage | None = None) -> tuple[list[Row], Counter]:
-    """Rows of the check table for one spec, and how often each action fired.
+@attrs.define(eq=False)
+class Configuration:
+    players: int
+    variants: tuple[tuple[str, str], ...]  # those that differ from the default
+    ir: ir.GameIR
+    fp: Fingerprint
+    entry: Entry
 
-    Every configuration gets `games` seeded random playouts and, unless `profile` is
-    None, the Hypothesis state machine of the property suite with that profile (the
-    same runs `pytest spec/` makes; the profile also picks the variants, unless
-    `variants` fixes them). A property fails if either finds a failure; the state
-    machine's shrunk trace is preferred. `coverage` collects what the runs exercised.
-    """
-    from ..concrete.stateful import CHECKS, PROFILES, Config, configurations, run_game
+    @property
+    def label(self) -> str:
+        return ",".join(f"{a}={v}" for a, v in self.variants)
 
-    rows: list[Row] = []
-    fired = Counter()
+
+@attrs.define(eq=False)
+class Z3Count:
+    players: int
+    ir: ir.GameIR
+    entries: dict[str, Entry]  # per query
+
+
+@attrs.define(eq=False)
+class SpecPlan:
+    spec: str
+    base: ir.GameIR
+    counts: list[int]
+    valid: Entry
+    configurations: list[Configuration]
+    z3: list[Z3Count]
+    jobs: list[Job]
+
+
+def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
+    """The results of one spec, found in the cache where they are, and the jobs for the
+    rest. Loads the IR of every configuration (a bad spec raises its SpecError here)."""
+    from ..concrete.stateful import CHECKS, PROFILES, Config, configurations
+
+    variants = dict(opts.variants)
     base = model.load_ir(spec, players=any_player_count(spec), variants=variants)
-    counts = list(players) if players else list(range(base.min_players, base.max_players + 1))
-    # Spec validity: every player count and every variant of every ambiguity loads.
-    t0 = time.perf_counter()
-    loaded = 0
-    for n in counts:
-        model.load(spec, players=n, variants=variants)
-        loaded += 1
-        for amb in base.ambiguities:
-            for v in amb.variants:
-                model.load(spec, players=n, variants={**(variants or {}), amb.id: v.name})
-                loaded += 1
-    rows.append(Row(base.id, 0, "spec_valid", "holds",
-                    f"{loaded} compilations (player counts x variants)", None,
-                    time.perf_counter() - t0))
-    if coverage is not None and profile is None:
-        coverage.traced = False  # seeded playouts count actions but trace no clauses
+    counts = list(opts.players) or list(range(base.min_players, base.max_players + 1))
+    jobs: list[Job] = []
+    concrete = tool_version("concrete")
+
+    text = model.resolve_spec_path(spec).read_bytes()
+    valid = Entry(key_of(kind="spec_valid", tool=concrete, text=hashlib.sha256(text).hexdigest(),
+                         rulebooks=_rulebooks(base), counts=counts, variants=opts.variants),
+                  work.valid_spec_result)
+    _look_up(cache, valid)
+    if valid.result is None:
+        jobs.append(Job("spec_valid", spec, base.id, 0, "spec_valid", work.validate_spec,
+                        (spec, counts, variants), {}, [valid]))
+
+    profile = PROFILES[opts.profile] if opts.profile is not None else None
+    fixed = tuple(sorted(variants.items()))
     if profile is None or variants:
-        configs = [Config(n, tuple(sorted((variants or {}).items()))) for n in counts]
+        configs = [Config(n, fixed) for n in counts]
     else:
-        configs = configurations(base, PROFILES[profile], counts)
+        configs = configurations(base, profile, counts)
+    irs: dict[tuple, tuple[ir.GameIR, Fingerprint]] = {}
+    planned: list[Configuration] = []
     for cfg in configs:
-        game = model.load(spec, players=cfg.players, variants=dict(cfg.variants))
-        if progress:
-            progress(f"{base.id}: {games} games and the {profile or 'no'} state machine at "
-                     f"{cfg.label}")
-        first: dict[str, Finding] = {}
-        t0 = time.perf_counter()
-        here = Counter()
-        for s in range(seed, seed + games):
-            findings, used = play_and_check(game, s, Limits())
-            for k, v in used.items():
-                fired[k] += v
-                here[k] += v
-            for f in findings:
-                first.setdefault(f.property, f)
-        outcomes = {}
-        if profile is not None:
-            expected = [p for p in CHECKS if (e := expectation_for(game.ir, p)) is not None
-                        and e.result == "fail"]
-            outcomes = run_game(game, profile, examples=examples, steps=steps, spec=str(spec),
-                                coverage=coverage, expected_failures=expected)
-        if coverage is not None:
-            coverage.actions.update(here)
-            coverage.players.add(cfg.players)
-            coverage.variants |= set(game.ir.chosen.items())
-        elapsed = time.perf_counter() - t0
-        label = ",".join(f"{a}={v}" for a, v in cfg.variants)
+        g = model.load_ir(spec, players=cfg.players, variants={**variants, **dict(cfg.variants)})
+        fp = fingerprint(g)
+        irs[(cfg.players, cfg.variants)] = (g, fp)
+        expected = [p for p in CHECKS if (e := expectation_for(g, p)) is not None
+                    and e.result in ("fail", "may_fail")]
+        numbers = None if profile is None else {
+            "examples": opts.examples or profile.examples, "steps": opts.steps or profile.steps,
+            "derandomize": profile.derandomize, "database": profile.database,
+            "shrink_seconds": profile.shrink_seconds, "variants": profile.variants}
+        # A profile that searches at random finds something new each run: not cached.
+        key = None if profile is not None and not profile.derandomize else key_of(
+            kind="configuration", tool=concrete, play=fp.play, expected=expected,
+            games=opts.games, seed=opts.seed, limits=attrs.asdict(Limits()),
+            profile=opts.profile, profile_numbers=numbers)
+        entry = Entry(key, work.valid_configuration_result, fp)
+        _look_up(cache, entry)
+        c = Configuration(cfg.players, tuple(sorted(cfg.variants)), g, fp, entry)
+        planned.append(c)
+        if entry.result is None:
+            jobs.append(Job("configuration", spec, base.id, cfg.players, c.label,
+                            work.run_configuration,
+                            (spec, cfg.players, {**variants, **dict(cfg.variants)}),
+                            {"games": opts.games, "seed": opts.seed, "profile": opts.profile,
+                             "examples": opts.examples, "steps": opts.steps,
+                             "expected": expected}, [entry],
+                            # games the spec expects may not end are played to the limit
+                            weight=ENDLESS_WEIGHT if _expects_endless(g) else 1.0))
+
+    z3: list[Z3Count] = []
+    if opts.z3:
+        from ..symbolic.queries import QUERIES
+
+        tool = tool_version("z3")
+        for n in counts:
+            g, fp = irs.get((n, fixed)) or _load(spec, n, variants)
+            entries = {}
+            for q in QUERIES:
+                entries[q] = Entry(key_of(kind="z3", tool=tool, play=fp.play, query=q,
+                                          limit=opts.z3_timeout), work.valid_z3_result, fp)
+                _look_up(cache, entries[q])
+            z3.append(Z3Count(n, g, entries))
+            missing = [q for q, e in entries.items() if e.result is None]
+            if missing:
+                label = "z3 " + (", ".join(missing) if len(missing) < len(entries)
+                                 else "queries")
+                jobs.append(Job("z3", spec, base.id, n, label, work.run_z3,
+                                (spec, n, variants, missing, opts.z3_timeout), {},
+                                [entries[q] for q in missing], weight=len(missing)))
+    return SpecPlan(spec, base, counts, valid, planned, z3, jobs)
+
+
+#: A configuration that plays endless games: one to 20,000 actions and the others to
+#: 1,000 each, where a game that ends takes a few hundred.
+ENDLESS_WEIGHT = 6.0
+
+
+def _expects_endless(g: ir.GameIR) -> bool:
+    e = expectation_for(g, "game_ends")
+    return e is not None and e.result in ("fail", "may_fail")
+
+
+def _load(spec: str, players: int, variants: Mapping[str, str]) -> tuple[ir.GameIR, Fingerprint]:
+    g = model.load_ir(spec, players=players, variants=variants)
+    return g, fingerprint(g)
+
+
+def _rulebooks(base: ir.GameIR) -> list[tuple[str, int]]:
+    """The length of each rulebook the spec cites from (citations are checked against it)."""
+    from model.loader import find_rulebook, rulebook_length
+
+    books = [(s, find_rulebook(base.file, s)) for s in base.sources]
+    return [(s, rulebook_length(book) if book is not None else 0) for s, book in books]
+
+
+def _look_up(cache: Cache, entry: Entry) -> None:
+    if entry.key is None:
+        return
+    result = cache.get(entry.key, entry.shape, entry.sources)
+    if result is not None and entry.fp is not None and "coverage" in result:
+        result = _coverage_by_position(result, entry.fp, cache)
+    if result is not None:
+        entry.result, entry.cached = result, True
+
+
+def store(cache: Cache, job: Job, results: list[Any]) -> None:
+    """Keep a job's results: each in its entry, and in the cache unless it failed to run
+    (an error may be passing: a worker that crashed, a machine out of memory)."""
+    for entry, result in zip(job.entries, results, strict=True):
+        entry.result = result
+        if entry.key is None or _errored(result):
+            continue
+        kept = result
+        if job.kind == "configuration":
+            if not result["coverage"]["traced"] and job.kwargs["profile"] is not None:
+                continue  # another tracer was active: this run's clause coverage is partial
+            assert entry.fp is not None
+            kept = _coverage_by_place(result, entry.fp)
+            if kept is None:
+                continue
+        cache.put(entry.key, kept, entry.sources if names_a_place(result) else None,
+                  about=f"{job.name} {job.kind}")
+
+
+def _errored(result: Any) -> bool:
+    if not isinstance(result, dict):
+        return False
+    return result.get("status") == "error" or any(
+        o["status"] == "error" for o in result.get("outcomes", {}).values())
+
+
+def _coverage_by_place(result: dict, fp: Fingerprint) -> dict | None:
+    """The result with its statements named by their place in the folded IR."""
+    cov = result["coverage"]
+    if any(s not in fp.paths for s in cov["statements"]):
+        return None  # not a statement of the IR: cannot be kept by place
+    return {**result, "coverage": {**cov, "statements": sorted(fp.paths[s]
+                                                              for s in cov["statements"])}}
+
+
+def _coverage_by_position(result: dict, fp: Fingerprint, cache: Cache) -> dict | None:
+    """A cached result with its statements named by their current "line:column"."""
+    at = {path: pos for pos, path in fp.paths.items()}
+    cov = result["coverage"]
+    if any(s not in at for s in cov["statements"]):
+        cache.warn("warning: ignoring a cache entry that names clauses the spec does not have")
+        return None
+    return {**result, "coverage": {**cov, "statements": sorted(at[s] for s in cov["statements"])}}
+
+
+# ------------------------------------------------------------------ the rows
+def rows_of_spec(p: SpecPlan, opts: Options) -> tuple[list[Row], Coverage]:
+    """The rows of one spec's table (in a fixed order) and what its runs exercised."""
+    from .z3rows import row_of
+
+    out: list[Row] = []
+    valid = p.valid.result
+    out.append(Row(p.base.id, 0, "spec_valid", "holds",
+                   f"{valid['compilations']} compilations (player counts x variants)", None,
+                   valid["seconds"], cached=p.valid.cached))
+    cov = Coverage(p.spec)
+    for c in p.configurations:
+        r = c.entry.result
+        cov.merge(Coverage.from_dict(r["coverage"]))
         for prop in PROPERTIES:
-            row = _row(game.ir, prop, first.get(prop), games, elapsed / len(PROPERTIES),
-                       outcomes.get(prop))
-            rows.append(attrs.evolve(row, variants=label))
-    return rows, fired
+            row = _row(c.ir, prop, r, p.spec, r["seconds"] / len(PROPERTIES))
+            out.append(attrs.evolve(row, variants=c.label, cached=c.entry.cached))
+    for z in p.z3:
+        game = model.load(p.spec, players=z.players, variants=dict(opts.variants))
+        for q, entry in z.entries.items():
+            r = entry.result
+            if r["status"] == "error":
+                out.append(Row(p.base.id, z.players, f"z3_{q}", "error", r["detail"],
+                               seconds=r["seconds"]))
+                continue
+            row = row_of(game, _z3_result(r))
+            replay = {**r["replay"], "spec": p.spec} if r.get("replay") else None
+            out.append(attrs.evolve(row, replay=replay if not row.ok else None,
+                                    cached=entry.cached, bound=r.get("bound"),
+                                    property=f"z3_{q}"))
+    unexplained = [f"{g.what} {g.name}" for g in gaps(p.spec, cov) if g.explained is None]
+    # Gaps are reported, not failed: a short run may simply not reach a rule (the
+    # property suite's thorough profile is where coverage is held to account).
+    out.append(Row(p.base.id, 0, "coverage", "warning" if unexplained else "holds",
+                   f"never exercised: {', '.join(unexplained)}" if unexplained
+                   else "every action, clause, end condition and variant exercised",
+                   cached=all(c.entry.cached for c in p.configurations)))
+    return out, cov
 
 
-def _row(g: ir.GameIR, prop: str, finding: Finding | None, games: int, seconds: float,
-         outcome=None) -> Row:
+def _z3_result(r: dict) -> Any:
+    from ..symbolic.queries import Result
+
+    return Result(r["query"], r["status"], r["detail"], r["seconds"], None, r.get("bound"))
+
+
+def _row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float) -> Row:
+    """One property's row at one configuration, from the configuration's result."""
     expected = expectation_for(g, prop)
-    ran = f"{games} games" + (f" + {outcome.message}" if outcome is not None
-                              and outcome.status == "holds" else "")
+    outcome = r["outcomes"].get(prop)
+    f = r["findings"].get(prop)
+    finding = None if f is None else Finding(prop, g.players, f["seed"], f["message"],
+                                             tuple(f["actions"]), dict(g.chosen))
+    games = f"{r['games']} games"
+    if r["cut"]:
+        games += (f" ({r['cut']} stopped unfinished at {r['cut_at']:,} actions, after one "
+                  "had run past the action limit)")
+    ran = games + (f" + {outcome['message']}" if outcome is not None
+                   and outcome["status"] == "holds" else "")
     replay = None
-    if outcome is not None and outcome.status == "fails":
-        replay = outcome.replay
-        detail = f"after {len(outcome.trace.actions)} actions (shrunk): {outcome.message}"
-    elif outcome is not None and outcome.status == "error":
-        return Row(g.id, g.players, prop, "error", outcome.message, None, seconds)
+    if outcome is not None and outcome["status"] == "fails":
+        replay = {**outcome["replay"], "spec": spec}
+        detail = f"after {outcome['actions']} actions (shrunk): {outcome['message']}"
+    elif outcome is not None and outcome["status"] == "error":
+        return Row(g.id, g.players, prop, "error", outcome["message"], None, seconds)
     elif finding is not None:
         detail = f"seed {finding.seed}, after {len(finding.actions)} actions: {finding.message}"
     else:
-        if games < 1 and (outcome is None or outcome.status != "holds"):
+        if r["games"] < 1 and (outcome is None or outcome["status"] != "holds"):
             return Row(g.id, g.players, prop, "FAILS", "no game and no example ran: nothing "
                        "was checked", None, seconds)
         if expected is not None and expected.result == "may_fail":
@@ -159,3 +370,4 @@ def all_specs(spec_dir: Path | None = None) -> list[Path]:
     from model.schema import SPEC_DIR
 
     return sorted((spec_dir or SPEC_DIR).glob("*.yaml"))
+

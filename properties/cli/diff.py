@@ -16,6 +16,8 @@ import click
 
 from model import SpecError
 
+from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
+
 
 class _OneLine(click.Command):
     """A mistake on the command line is one line (file:line:column where there is a file),
@@ -68,11 +70,29 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               help="Random games per player count for the property table.")
 @click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
               show_default=True, help="The property table's Hypothesis profile.")
-@click.option("--z3-jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
               show_default="the number of CPUs",
-              help="Player counts whose z3 property rows run side by side.")
+              help="Local worker processes for the property table and the statistics' games; "
+                   "the numbers do not depend on it.")
 @click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
               show_default=True, help="Where the parting games and new failures are written.")
+@click.option("--statistics/--no-statistics", "statistics", default=True, show_default=True,
+              help="Also play both versions on the same seeds and compare their statistics "
+                   "(skipped when every player count is proved to play the same).")
+@click.option("--policy", default="both", show_default=True, metavar="random|greedy|both",
+              help="The statistics' policy: random (uniform among legal actions), greedy (the "
+                   "action after which the actor's own score is best), or both.")
+@click.option("--precision", type=float, default=100 * DEFAULT_PRECISION, show_default=True,
+              help="Play until every win share's 95% interval is within ± this many "
+                   "percentage points, in both versions...")
+@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True,
+              help="...or until this many seconds of play have passed (the report says which).")
+@click.option("--stats-games", type=int, default=None,
+              help="Exactly this many games per player count and policy instead (no "
+                   "sequential stopping).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Play the statistics' games on a Dask distributed cluster "
+                   "(pip install 'rulespec[cluster]').")
 @click.option("--markdown", "md", type=click.Path(path_type=Path), default=None,
               help="Also write the report as Markdown (a pull-request comment).")
 @click.option("--json", "js", type=click.Path(path_type=Path), default=None,
@@ -82,10 +102,12 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
          new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_timeout: float,
          games: int, examples: int, max_actions: int, seed: int, properties: bool,
-         check_games: int, profile: str, z3_jobs: int, replays: Path, md: Path | None,
-         js: Path | None, page: Path | None) -> None:
+         check_games: int, profile: str, jobs: int | None, replays: Path, md: Path | None,
+         js: Path | None, page: Path | None, statistics: bool, policy: str, precision: float,
+         budget: float, stats_games: int | None, scheduler: str | None) -> None:
     """Compare two versions of a game: what changed in the rules, the shortest game where
-    play parts, and the properties old beside new.
+    play parts, the properties old beside new, and the play statistics old beside new (the
+    same seeds for both; differences marked where significant).
 
     OLD and NEW are each a spec path, a game id of spec/, or PATH@REV (that file at a git
     revision: `rulespec diff spec/lama.yaml@HEAD spec/lama.yaml` compares the working copy
@@ -96,7 +118,13 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     from ..compare.diff_report import as_json, html_page, markdown, terminal
     from ..compare.run import Options, compare
     from ..compare.versions import read_version
+    from .stats import ProgressBar, check_numbers, policies_of
 
+    try:
+        check_numbers(precision, budget, jobs, stats_games, 1, seed)
+        policies = policies_of(policy)
+    except click.UsageError as exc:
+        raise SpecError(None, f"rulespec diff: {exc.format_message()}") from None
     common = _pairs(both, "--variant")
     old_version = read_version(old, {**common, **_pairs(old_v, "--old-variant")})
     new_version = read_version(new, {**common, **_pairs(new_v, "--new-variant")})
@@ -112,14 +140,20 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_timeout,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
                       properties=properties, check_games=check_games,
-                      profile=None if profile == "none" else profile, z3_jobs=z3_jobs,
-                      replays=replays)
+                      profile=None if profile == "none" else profile,
+                      jobs=jobs or os.cpu_count() or 1, replays=replays,
+                      statistics=statistics, policies=policies, precision=precision / 100,
+                      budget=budget, stats_games=stats_games, scheduler=scheduler)
     start = time.perf_counter()
 
     def progress(message: str) -> None:
         click.echo(f"[{time.perf_counter() - start:6.1f}s] {message}", err=True)
 
-    report = compare(old_version, new_version, options, progress)
+    bar = ProgressBar()
+    try:
+        report = compare(old_version, new_version, options, progress, bar)
+    finally:
+        bar.close()
     click.echo(terminal(report), nl=False)
     writers: list[tuple[Path | None, Any]] = [(md, markdown), (js, as_json), (page, html_page)]
     for target, render in writers:

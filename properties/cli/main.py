@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import attrs
 import click
 import yaml
 
@@ -22,8 +23,9 @@ import model
 from model import RulespecError
 
 from ..concrete import trace as tr
-from .check import Row, all_specs, check_spec
+from .check import all_specs
 from .diff import diff as diff_command
+from .rows import Row
 from .stats import stats as stats_command
 
 if TYPE_CHECKING:
@@ -167,7 +169,7 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
 @main.command()
 @click.argument("specs", nargs=-1)
 @click.option("--games", type=COUNT, default=200, show_default=True,
-              help="Random games per player count.")
+              help="Random games per configuration (player count and variants).")
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
 @click.option("--players", "-p", "player_counts", type=COUNT, multiple=True,
               help="Only these player counts (repeatable); default: every supported count.")
@@ -185,81 +187,161 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
               help="Also run the z3 queries (proofs over all states, witnesses).")
 @click.option("--z3-timeout", type=SECONDS, default=30.0, show_default=True,
               help="Seconds per z3 query.")
-@click.option("--z3-jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="the number of CPUs",
-              help="Player counts whose z3 queries run side by side (one process each).")
+              help="Jobs run side by side (configurations, and z3 queries of a player count), "
+                   "each in its own process. The results do not depend on it.")
+@click.option("--z3-jobs", type=click.IntRange(min=1), default=None,
+              show_default="--jobs",
+              help="Of those, at most this many running z3 queries (one player count "
+                   "each).")
+@click.option("--cache/--no-cache", "use_cache", default=True, show_default=True,
+              help="Reuse results computed before for the same game, question and code "
+                   "($RULESPEC_CACHE, default .rulespec-cache/); --no-cache computes every "
+                   "result and stores none.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Print every row and the whole coverage report, not only the summary.")
+@click.option("--json", "json_file", type=click.Path(path_type=Path, dir_okay=False),
+              default=None, help="Also write every row as JSON to this file ('-': stdout).")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
-          use_z3: bool, z3_timeout: float, z3_jobs: int, variants: tuple[str, ...]) -> None:
+          use_z3: bool, z3_timeout: float, jobs: int, z3_jobs: int | None, use_cache: bool,
+          verbose: bool, json_file: Path | None, variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
-    Each player count (and, by the profile, each variant) gets seeded random playouts
-    and the Hypothesis state machine of the property suite. Exit 0 when all hold (or
-    fail as the spec expects), 1 when a property fails, 2 for a bad spec or bad
-    arguments.
+    Each player count (and, by the profile, each choice of variants) gets seeded random
+    playouts and the Hypothesis state machine of the property suite, and each player
+    count the z3 queries. A result computed before for the same game, question and code
+    comes from the cache. Prints one line per game and property, and the rows that fail,
+    are expected to fail or hold up to a bound only. Exit 0 when all hold (or fail as the
+    spec expects), 1 when a property fails, 2 for a bad spec or bad arguments.
     """
-    from ..concrete.coverage import Coverage, gaps, report_lines
+    from ..concrete.coverage import gaps, report_lines
+    from .cache import Cache, default_folder
+    from .check import Options, plan, rows_of_spec, store
+    from .progress import Progress, Timings
+    from .report import detail_lines, json_report, summary_lines, table_lines
+    from .runner import run_jobs
 
-    paths = list(specs) or [str(p) for p in all_specs()]
-    rows: list[Row] = []
-    spec_of: dict[str, str] = {}
-    reports: list[str] = []
+    def warn(message: str) -> None:
+        click.echo(message, err=True)
+
     t0 = time.perf_counter()
-    for spec in paths:
-        cov = Coverage(str(spec))
-        spec_rows, _ = check_spec(spec, games=games, seed=seed,
-                                  players=player_counts or None,
-                                  variants=_variants(variants),
-                                  progress=lambda m: click.echo(m, err=True),
-                                  profile=None if profile == "none" else profile,
-                                  examples=examples, steps=steps, coverage=cov)
+    opts = Options(games=games, seed=seed, players=player_counts,
+                   variants=tuple(sorted(_variants(variants).items())),
+                   profile=None if profile == "none" else profile, examples=examples,
+                   steps=steps, z3=use_z3, z3_timeout=z3_timeout)
+    cache = Cache(default_folder() if use_cache else None, warn)
+    paths = list(specs) or [str(p) for p in all_specs()]
+    plans = [plan(spec, opts, cache) for spec in paths]
+    todo = [j for p in plans for j in p.jobs]
+    results = cache.hits + cache.misses if use_cache else None
+    warn(f"rulespec check: {len(paths)} spec{'s' * (len(paths) != 1)}; "
+         + (f"{cache.hits} of {results} results from the cache; " if results else "")
+         + (f"{len(todo)} job{'s' * (len(todo) != 1)} to run, {min(jobs, len(todo))} at a time"
+            if todo else "nothing to run"))
+    timings = Timings(cache.folder / "timings.json" if cache.folder is not None else None)
+    progress = Progress(todo, jobs, timings, lambda text: click.echo(text, err=True, nl=False),
+                        terminal=sys.stderr.isatty())
+    try:
+        run_jobs(todo, jobs, progress, lambda job, res: store(cache, job, res), z3_jobs)
+    finally:
+        progress.close()
+        timings.save()
+    rows: list[Row] = []
+    reports: list[str] = []
+    spec_of: dict[str, str] = {}
+    coverage: dict[str, list[dict]] = {}
+    for p in plans:
+        spec_rows, cov = rows_of_spec(p, opts)
         rows.extend(spec_rows)
-        spec_of[spec_rows[0].game] = spec
-        if use_z3:
-            from .z3rows import z3_rows
-
-            counts = sorted({r.players for r in spec_rows if r.players})
-            z_rows, z_results = z3_rows(spec, counts, variants=_variants(variants),
-                                        limit=z3_timeout, jobs=z3_jobs,
-                                        progress=lambda m: click.echo(m, err=True))
-            rows.extend(z_rows)
-            for zr, res in zip(z_rows, z_results, strict=True):
-                if not zr.ok and res.trace is not None:
-                    path = replays / f"{zr.game}-{zr.players}p-{zr.property}.yaml"
-                    _said_replay(path, _write_witness(path, res.trace,
-                                                      f"{zr.property}: {res.detail}"),
-                                 _unreachable(res.trace))
-        unexplained = [f"{g.what} {g.name}" for g in gaps(spec, cov) if g.explained is None]
-        # Gaps are reported, not failed: a short run may simply not reach a rule (the
-        # property suite's thorough profile is where coverage is held to account).
-        rows.append(Row(spec_rows[0].game, 0, "coverage", "warning" if unexplained else "holds",
-                        f"never exercised: {', '.join(unexplained)}" if unexplained
-                        else "every action, clause, end condition and variant exercised"))
-        reports.extend(report_lines(spec, cov))
-    _print_table(rows)
-    click.echo("coverage:")
-    for line in reports:
-        click.echo("  " + line)
+        spec_of[p.base.id] = p.spec
+        reports.extend(report_lines(p.spec, cov))
+        coverage[p.base.id] = [attrs.asdict(g) for g in gaps(p.spec, cov)]
+    replay_files = _write_replays(rows, replays, spec_of)
     failed = [r for r in rows if not r.ok]
-    for r in failed:
+    seconds = time.perf_counter() - t0
+    to_stdout = json_file is not None and str(json_file) == "-"
+
+    def say(line: str) -> None:  # the report for people; on stderr when stdout has the JSON
+        click.echo(line, err=to_stdout)
+
+    if verbose:
+        for line in table_lines(rows):
+            say(line)
+        say("coverage:")
+        for line in reports:
+            say("  " + line)
+    else:
+        for line in summary_lines(rows):
+            say(line)
+        details = detail_lines(rows)
+        if details:
+            say("\nrows that need reading (every row: --verbose):")
+            for line in details:
+                say("  " + line)
+    for _, (wanted, path, unreachable) in sorted(replay_files.items()):
+        _said_replay(wanted, path, unreachable)
+    cached = sum(r.cached for r in rows)
+    say(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed in {seconds:.1f} s"
+        + (f" ({cached} of {len(rows)} rows from the cache)" if cached else ""))
+    code = 1 if failed else 0
+    if json_file is not None:
+        data = json_report(rows, spec_of, {i: str(p) for i, (_, p, _) in replay_files.items()},
+                           coverage, seconds, code)
+        text = json.dumps(data, indent=1)
+        if to_stdout:
+            click.echo(text)
+        else:
+            json_file.write_text(text + "\n", encoding="utf-8")
+    sys.exit(code)
+
+
+def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
+                   ) -> dict[int, tuple[Path, Path, bool]]:
+    """A replay file for every row that failed (not as expected), by row index: the name
+    wanted, the file written (numbered when the name held another replay), and whether it
+    starts from a situation the rules cannot reach (a z3 witness may)."""
+    from ..concrete.stateful import Config, replay_name
+
+    out: dict[int, tuple[Path, Path, bool]] = {}
+    for i, r in enumerate(rows):
+        if r.ok:
+            continue
+        config = Config(r.players, tuple(tuple(v.split("=", 1)) for v in r.variants.split(",")
+                                         if v))
+        name = replay_name(r.game, config, r.property)
         if r.replay is not None:
             d = r.replay
-            tag = f"-{r.variants.replace(',', '-')}" if r.variants else ""
-            path = replays / f"{r.game}-{r.players}p{tag}-{r.property}.yaml"
-            _said_replay(path, _write(lambda p, d=d, r=r: tr.write_replay(
+            wanted = replays / name
+            path = _write(lambda p, d=d, r=r: tr.write_replay(
                 p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
-                actions=d["actions"], note=d["note"], shuffles=d["shuffles"], prop=r.property),
-                path))
+                actions=d["actions"], note=d.get("note", ""), shuffles=d.get("shuffles"),
+                prop=r.property, situation=d.get("situation")), wanted)
+            unreachable = d.get("situation") is not None and not _reachable(d)
         elif r.finding is not None:
             f = r.finding
-            path = replays / f"{r.game}-{r.players}p-{r.property}-seed{f.seed}.yaml"
-            _said_replay(path, _write(lambda p, f=f, r=r: tr.write_replay(
+            wanted = replays / name.replace(".yaml", f"-seed{f.seed}.yaml")
+            path = _write(lambda p, f=f, r=r: tr.write_replay(
                 p, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
-                variants=f.variants, actions=f.actions, note=f.message), path))
-    click.echo(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed "
-               f"in {time.perf_counter() - t0:.1f} s")
-    sys.exit(1 if failed else 0)
+                variants=f.variants, actions=f.actions, note=f.message, prop=r.property),
+                wanted)
+            unreachable = False
+        else:
+            continue
+        out[i] = (wanted, path, unreachable)
+    return out
+
+
+def _reachable(replay: dict) -> bool:
+    """Whether a replay's starting situation passes the checks of a situation file."""
+    try:
+        game = model.load(replay["spec"], players=replay["players"], variants=replay["variants"])
+        game.state_from_dict(replay["situation"])
+    except model.SpecError:
+        return False
+    return True
 
 
 def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
@@ -335,30 +417,29 @@ def query(spec: str, condition: str, players: int, timeout: float, max_actions: 
         click.echo(f"replay file: {written}{kept} (rulespec replay{flag} {written})")
 
 
-def _print_table(rows: list[Row]) -> None:
-    header = ("game", "players", "property", "result", "time", "detail")
-    table = [(r.game, str(r.players or "all") + (f" {r.variants}" if r.variants else ""),
-              r.property, r.status, f"{r.seconds:.2f}s", r.detail) for r in rows]
-    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header[:-1])]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths) + "  {}"
-    click.echo(fmt.format(*header))
-    click.echo(fmt.format(*("-" * w for w in widths), "-" * 6))
-    for t in table:
-        click.echo(fmt.format(*t))
-
-
 @main.command()
 @click.argument("game")
 @players_option
 @click.option("--seconds", type=SECONDS, default=3.0, show_default=True,
               help="How long to run each measurement.")
 @click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--yardstick", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A hand-written Python playout of the same game to compare with (the "
+                   "benchmarks/ folder has one): it defines game(rng, players) -> number of "
+                   "actions. Runs its code.")
 @variant_option
-def bench(game: str, players: int, seconds: float, seed: int, variants: tuple[str, ...]) -> None:
-    """Random-playout throughput: actions/s and games/s (uniform random legal choice)."""
+def bench(game: str, players: int, seconds: float, seed: int, yardstick: Path | None,
+          variants: tuple[str, ...]) -> None:
+    """Random-playout throughput: actions/s and games/s (uniform random legal choice).
+
+    Through the State API and in place; with --yardstick, also the hand-written
+    playout, in turns with the others so that machine load slows all alike, and the
+    ratio of the rates ("State API / hand-written: 2.5x" means 2.5 times slower). Rates
+    are per second of CPU time; --seconds is the time each of them runs.
+    """
     from .bench import run_bench
 
-    for line in run_bench(game, players, seconds, seed, _variants(variants)):
+    for line in run_bench(game, players, seconds, seed, _variants(variants), yardstick):
         click.echo(line)
 
 

@@ -48,7 +48,7 @@ from ..concrete.stateful import (
     replay_name,
     run_config,
 )
-from .check import expectation_for
+from .rows import expectation_for
 
 _COVERAGE_KEY = "rulespec_coverage"
 

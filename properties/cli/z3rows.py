@@ -15,7 +15,7 @@ import model
 
 from ..symbolic import queries as Q
 from ..symbolic.isolate import run_isolated
-from .check import Row, expectation_for
+from .rows import Row, expectation_for
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
@@ -57,6 +57,11 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
                        f"declared to fail ({expected.reason}) but z3 proved: {detail}",
                        None, res.seconds)
         return Row(g.id, g.players, prop, "holds", f"proved: {detail}", None, res.seconds)
+    if res.status == "bounded":
+        # proved up to a bound, not decided beyond it: a declared failure may lie beyond
+        if expected is not None and expected.result == "fail" and expected.witness:
+            detail += f"; the spec records a witness of the failure: {expected.witness}"
+        return Row(g.id, g.players, prop, "bounded", detail, None, res.seconds, bound=res.bound)
     if res.status == "witness":
         if expected is not None and expected.result == "fail":
             return Row(g.id, g.players, prop, "expected failure",

@@ -1,19 +1,19 @@
 """The property table of `rulespec check` for both versions, old beside new, with what changed
 marked: newly failing (with its replay file), newly holding, expectation changed.
 
-Both tables come from `rulespec check`'s own functions (`check_spec`, `z3_rows`), each
+Both tables come from `rulespec check`'s own plan, runner and cache, each
 version with its readings fixed, so a row here is exactly a row there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import attrs
 
-from ..cli.check import Row, check_spec
+from ..cli.rows import Row
 from ..concrete import trace as tr
 from .versions import Version
 
@@ -50,20 +50,12 @@ def change_of(old: str, new: str) -> str:
 
 
 def compare_checks(old: Version, new: Version, players: Iterable[int], *, games: int,
-                   profile: str | None, use_z3: bool, z3_limit: float, z3_jobs: int,
+                   profile: str | None, use_z3: bool, z3_limit: float, jobs: int,
                    replays: Path, seed: int = 0,
                    progress: Callable[[str], None] | None = None) -> list[PropertyPair]:
     """Run the check table on both versions (their readings fixed) and pair the rows."""
-    counts = list(players)
-    tables = [_rows(v, counts, games=games, profile=profile, seed=seed, progress=progress)
-              for v in (old, new)]
-    if use_z3:
-        # the z3 rows run in worker processes: both versions side by side, sharing the jobs
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            futures = [pool.submit(_z3_rows, v, counts, z3_limit, max(z3_jobs // 2, 1),
-                                   progress) for v in (old, new)]
-            for table, future in zip(tables, futures, strict=True):
-                table.extend(future.result())
+    tables = _tables((old, new), list(players), games=games, profile=profile, seed=seed,
+                     use_z3=use_z3, z3_limit=z3_limit, jobs=jobs, progress=progress)
     old_rows = {(r.players, r.property): r for r in tables[0]}
     new_rows = {(r.players, r.property): r for r in tables[1]}
     out = []
@@ -80,35 +72,56 @@ def compare_checks(old: Version, new: Version, players: Iterable[int], *, games:
     return out
 
 
-def _rows(version: Version, counts: list[int], *, games: int, profile: str | None, seed: int,
-          progress: Callable[[str], None] | None) -> list[Row]:
-    """The concrete rows of one version, its readings fixed."""
-    chosen = dict(version.ir(counts[0]).chosen)
-    with version.errors():
-        rows, _ = check_spec(version.spec, games=games, seed=seed, players=counts,
-                             variants=chosen, progress=progress, profile=profile)
-    return rows
+def _tables(versions: tuple[Version, ...], counts: list[int], *, games: int,
+            profile: str | None, seed: int, use_z3: bool, z3_limit: float, jobs: int,
+            progress: Callable[[str], None] | None) -> list[list[Row]]:
+    """The rows of each version, its readings fixed, as `rulespec check` plans, caches and
+    runs them: a version whose rules play as before costs a cache look-up, and the jobs of
+    both versions share the `jobs` workers."""
+    from ..cli.cache import Cache, default_folder
+    from ..cli.check import Options, plan, rows_of_spec, store
+    from ..cli.progress import Progress, Timings
+    from ..cli.runner import run_jobs
 
-
-def _z3_rows(version: Version, counts: list[int], limit: float, jobs: int,
-             progress: Callable[[str], None] | None) -> list[Row]:
-    from ..cli.z3rows import z3_rows
-
-    chosen = dict(version.ir(counts[0]).chosen)
-    with version.errors():
-        z_rows, results = z3_rows(version.spec, counts, variants=chosen, limit=limit,
-                                  jobs=jobs, progress=progress)
-    return [attrs.evolve(r, replay=_z3_replay(res)) for r, res in
-            zip(z_rows, results, strict=True)]
-
-
-def _z3_replay(res: object) -> dict | None:
-    trace = getattr(res, "trace", None)
-    if trace is None or getattr(res, "status", "") != "witness":
-        return None
-    d = trace.to_replay(getattr(res, "detail", ""))
-    d["_z3"] = True
-    return d
+    say = progress or (lambda _m: None)
+    cache = Cache(default_folder(), say)
+    plans = []
+    for v in versions:
+        chosen = tuple(sorted(v.ir(counts[0]).chosen.items()))
+        opts = Options(games=games, seed=seed, players=tuple(counts), variants=chosen,
+                       profile=profile, z3=use_z3, z3_timeout=z3_limit)
+        with v.errors():
+            plans.append((v, opts, plan(v.spec, opts, cache)))
+    # a job of the new version that computes what one of the old computes (the same key:
+    # the rules it depends on play alike) is run once
+    first: dict[str, Any] = {}
+    todo, twins = [], []
+    for _, _, p in plans:
+        for job in p.jobs:
+            keys = [e.key for e in job.entries]
+            if keys and all(k is not None and k in first for k in keys):
+                twins.append(job)
+                continue
+            for e in job.entries:
+                if e.key is not None:
+                    first.setdefault(e.key, e)
+            todo.append(job)
+    say(f"properties of both versions: {len(todo)} jobs to run, {cache.hits} results "
+        "from the cache")
+    shown = Progress(todo, jobs, Timings(None), lambda text: say(text.rstrip()),
+                     terminal=False)
+    try:
+        run_jobs(todo, jobs, shown, lambda job, res: store(cache, job, res))
+    finally:
+        shown.close()
+    for job in twins:
+        for e in job.entries:
+            e.result, e.cached = first[e.key].result, first[e.key].cached
+    out = []
+    for v, opts, p in plans:
+        with v.errors():
+            out.append(rows_of_spec(p, opts)[0])
+    return out
 
 
 def _write_replay(row: Row, version: Version, replays: Path) -> str | None:

@@ -3,16 +3,16 @@ tables, Markdown (a pull-request comment), JSON (for scripts) and one self-conta
 page.
 
 Four parts, in the order a designer reads them: what changed in the rules, where play
-parts, the properties old beside new, and the play statistics. The statistics are computed
-elsewhere (`rulespec stats`) and are not part of this report yet: every rendering keeps
-their place and says so.
+parts, the properties old beside new, and the play statistics (compare/stats.py's
+`StatisticsComparison`, rendered by compare/report.py and, in HTML, with compare/plots.py's
+figures).
 """
 
 from __future__ import annotations
 
 import html
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -20,8 +20,8 @@ from .checks import PropertyPair
 from .parting import Parting
 from .rules import Change, RulesDiff
 
-STATISTICS_PENDING = ("Play statistics are not yet part of this report; `rulespec stats SPEC` "
-                      "gives them for one version.")
+if TYPE_CHECKING:  # types only: run.py builds the report from both
+    from .stats import StatisticsComparison
 
 
 @attrs.frozen
@@ -42,18 +42,30 @@ class Report:
     partings: tuple[Parting, ...]
     replays: dict[int, str] = attrs.field(factory=dict)  # players -> parting replay file
     properties: tuple[PropertyPair, ...] | None = None  # None: not run
-    statistics: Any = None  # "Play statistics": filled in once compare/stats.py is wired
+    statistics: StatisticsComparison | None = None  # None: not played (see statistics_note)
+    statistics_note: str = ""  # why there are no statistics
     seconds: float = 0.0
     searched: str = ""  # what the parting search was allowed (z3, games)
 
     @property
     def plays_differently(self) -> bool:
-        return any(p.parted for p in self.partings)
+        """A game where they part, or a statistic that differs significantly."""
+        return any(p.parted for p in self.partings) or self.statistics_differ
+
+    @property
+    def statistics_differ(self) -> bool:
+        return self.statistics is not None and self.statistics.plays_differently
 
     def verdict(self) -> str:
         parted = [p.players for p in self.partings if p.parted]
+        differ = len(self.statistics.significant) if self.statistics is not None else 0
+        also = (f"; {differ} play statistic{'s' * (differ != 1)} differ"
+                f"{'s' * (differ == 1)} significantly" if differ else "")
         if parted:
-            return (f"The versions play differently (with {_counts(parted)} players).")
+            return f"The versions play differently (with {_counts(parted)} players{also})."
+        if differ:
+            return (f"The versions play differently: {also[2:]}, though no game where they "
+                    "part was found.")
         proved = all(p.status == "proved_same" for p in self.partings)
         if proved:
             return "The versions play the same: proved for every player count compared."
@@ -84,8 +96,8 @@ class Report:
             "searched": self.searched,
             "properties": (None if self.properties is None
                            else [attrs.asdict(r) for r in self.properties]),
-            "statistics": self.statistics,
-            "statistics_note": None if self.statistics is not None else STATISTICS_PENDING,
+            "statistics": None if self.statistics is None else self.statistics.to_json(),
+            "statistics_note": self.statistics_note or None,
             "seconds": round(self.seconds, 2),
         }
 
@@ -126,8 +138,8 @@ def terminal(r: Report) -> str:
         out += _parting_text(r, p)
     out += ["", "Properties (rulespec check), old beside new", "-" * 43]
     out += _properties_text(r)
-    out += ["", "Play statistics", "-" * 15, STATISTICS_PENDING if r.statistics is None
-            else str(r.statistics), "", f"({r.seconds:.1f} s)"]
+    out += ["", "Play statistics", "-" * 15, r.statistics_note if r.statistics is None
+            else r.statistics.to_text().rstrip(), "", f"({r.seconds:.1f} s)"]
     return "\n".join(out) + "\n"
 
 
@@ -255,8 +267,10 @@ def markdown(r: Report) -> str:
                 mark += f" (`rulespec replay {x.replay}`)"
             out.append(f"| {x.players or 'all'} | {_md(x.property)} | {_md(x.old_status)} | "
                        f"{_md(x.new_status)} | {mark} |")
-    out += ["", "### Play statistics", "", STATISTICS_PENDING if r.statistics is None
-            else _md(str(r.statistics)), ""]
+    if r.statistics is None:
+        out += ["", "### Play statistics", "", _md(r.statistics_note), ""]
+    else:
+        out += ["", r.statistics.to_markdown().rstrip(), ""]
     return "\n".join(out) + "\n"
 
 
@@ -273,6 +287,9 @@ table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;pad
 vertical-align:top;text-align:left}th{background:#f3f3f3}code{background:#f6f6f6;padding:0 .2em}
 .verdict{font-weight:bold;font-size:1.1em}.play{color:#a00}.same{color:#666}.warn{color:#a60}
 .changed td{background:#fff6e0}.note{color:#555;font-size:.9em}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.significant td{background:#fff3cd;font-weight:600}
+.figures{display:flex;flex-wrap:wrap;gap:1em}.figures svg{max-width:100%;height:auto}
 """
 
 
@@ -335,7 +352,9 @@ def html_page(r: Report) -> str:
                        f"<td title=\"{_h(x.new_detail)}\">{_h(x.new_status)}</td>"
                        f"<td>{_h('' if x.change == 'same' else x.change)}{extra}</td></tr>")
         out.append("</table>")
-    out += ["<h2>Play statistics</h2>",
-            f"<p>{_h(STATISTICS_PENDING if r.statistics is None else r.statistics)}</p>",
-            f'<p class="note">{r.seconds:.1f} s</p>', "</body></html>"]
+    if r.statistics is None:
+        out += ["<h2>Play statistics</h2>", f"<p>{_h(r.statistics_note)}</p>"]
+    else:  # tables and, with matplotlib, the figures: game length and win share by seat
+        out.append(r.statistics.to_html_fragment())
+    out += [f'<p class="note">{r.seconds:.1f} s</p>', "</body></html>"]
     return "\n".join(out) + "\n"

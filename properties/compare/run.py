@@ -6,14 +6,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import attrs
 
 from ..concrete import trace as tr
+from . import runner
 from .checks import compare_checks
 from .diff_report import Report, Side
 from .parting import Parting, find_parting
+from .policies import POLICIES
 from .rules import diff_rules
+from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play
 from .versions import Version, player_counts
 
 
@@ -31,12 +35,27 @@ class Options:
     check_games: int = 100  # random games per player count for the property rows
     profile: str | None = "ci"  # the property suite's Hypothesis profile (None: playouts only)
     check_z3_limit: float = 30.0
-    z3_jobs: int = 1
+    jobs: int = 1  # worker processes for the property table and the play statistics
     replays: Path = Path("replays")
+    statistics: bool = True
+    policies: tuple[str, ...] = POLICIES
+    precision: float = DEFAULT_PRECISION  # a fraction: 0.01 is +-1 percentage point
+    budget: float | None = DEFAULT_BUDGET  # seconds of play
+    stats_games: int | None = None  # exactly this many games per cell instead
+    scheduler: Any = None  # a Dask scheduler's address (or Client) to play on
+
+
+#: Why no statistics are played when every player count is proved to play the same.
+PROVED_SAME = ("Not played: the versions are proved to play the same at every player count "
+               "compared, so they have the same statistics.")
 
 
 def compare(old: Version, new: Version, options: Options,
-            progress: Callable[[str], None] | None = None) -> Report:
+            progress: Callable[[str], None] | None = None,
+            play_progress: ProgressFn | None = None) -> Report:
+    """Compare two versions: the rules, where play parts at each player count, the property
+    table and the play statistics (as `options` asks). `progress` gets a line of text at each
+    stage; `play_progress` the games played so far while the statistics run."""
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
     counts = player_counts(old, new, options.players)
@@ -58,8 +77,20 @@ def compare(old: Version, new: Version, options: Options,
     if options.properties:
         properties = tuple(compare_checks(
             old, new, counts, games=options.check_games, profile=options.profile,
-            use_z3=options.use_z3, z3_limit=options.check_z3_limit, z3_jobs=options.z3_jobs,
+            use_z3=options.use_z3, z3_limit=options.check_z3_limit, jobs=options.jobs,
             replays=options.replays, seed=options.seed, progress=say))
+    statistics, note = None, ""
+    if not options.statistics:
+        note = "Not played (--no-statistics)."
+    elif all(p.status == "proved_same" for p in partings):
+        note = PROVED_SAME
+    else:
+        say("diff: play statistics of both versions on the same seeds")
+        statistics = compare_play(
+            played(old, new), played(new, old), players=counts, policies=options.policies,
+            precision=options.precision, budget=options.budget, games=options.stats_games,
+            jobs=options.jobs, scheduler=options.scheduler, seed=options.seed,
+            progress=play_progress)
     chosen_o, chosen_n = old.ir(counts[0]).chosen, new.ir(counts[0]).chosen
     z3 = f"with z3 ({options.z3_limit:g} s per player count), then " if options.use_z3 else ""
     searched = (f"Searched {z3}{options.games} random and {options.examples} "
@@ -67,7 +98,14 @@ def compare(old: Version, new: Version, options: Options,
                 f"{options.max_actions} actions), unless the rules or z3 settled it first.")
     return Report(Side(old.shown(new), old.label, dict(chosen_o)),
                   Side(new.shown(old), new.label, dict(chosen_n)), tuple(counts), rules,
-                  tuple(partings), replays, properties, None, time.perf_counter() - t0, searched)
+                  tuple(partings), replays, properties, statistics, note,
+                  time.perf_counter() - t0, searched)
+
+
+def played(v: Version, other: Version) -> runner.Version:
+    """A version as the statistics play it: its text (a worker elsewhere needs no file)."""
+    with v.errors():
+        return runner.Version.of(v.path, v.variants, label=v.shown(other))
 
 
 def write_parting(p: Parting, old: Version, new: Version, folder: Path) -> Path:

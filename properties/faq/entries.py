@@ -14,7 +14,7 @@ import attrs
 
 import model
 from model import SpecError, Where, ir
-from model.loader import _read_spec, any_player_count, rulebook_folders
+from model.loader import _read_spec, any_player_count, find_rulebook, rulebook_folders
 from model.source import read_text
 
 from ..concrete.clarify import read_situation, situation_path
@@ -74,10 +74,9 @@ class GameFaq:
 
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
-        for folder in rulebook_folders(str(self.spec)):
-            book = folder / f"{source}.txt"
-            if book.exists():
-                return read_text(book).splitlines()
+        book = find_rulebook(str(self.spec), source)
+        if book is not None:
+            return read_text(book).splitlines()
         raise SpecError(Where(str(self.spec)), f"no rulebook {source}.txt in "
                         + ", ".join(map(str, rulebook_folders(str(self.spec)))))
 

@@ -23,6 +23,8 @@ The modules, in the order a formula is built:
 - `terms`: z3 terms built fast through the C API, and the deadline on building them;
 - `state`: the symbolic state and its layout (`Enc`), values read back from a model;
 - `execute`: expressions and statements run symbolically (`Exec`);
+- `retry`: loops that redraw until the cards fit, proved to forget the last try and run
+  as one try;
 - `machine`: a game's transition system (set-up, actions, the round transition);
 - `lemmas`: conservation proved effect by effect;
 - `queries/`: one module per query family, each returning a `Result`;

@@ -10,6 +10,7 @@ from typing import Any
 
 from model import ir
 
+from . import retry
 from .expressions import Expressions
 from .state import SymList, SymState, ZoneRef
 from .terms import (
@@ -20,6 +21,7 @@ from .terms import (
     EQ,
     IMPLIES,
     ITE,
+    KNOWN_BELOW,
     LE,
     LOOP_BOUND,
     LT,
@@ -58,6 +60,33 @@ class Exec(Expressions):
             ys = b.V[name]
             V[name] = xs if xs is ys else tuple(ITE(c, x, y) for x, y in zip(xs, ys, strict=True))
         return SymState(Z, T, S, V, ITE(c, a.term, b.term))
+
+    def forget(self, st: SymState) -> SymState:
+        """The hidden slots (`Ctx.hidden`) with fresh values, where they changed since they
+        were last forgotten."""
+        ctx, enc = self.ctx, self.enc
+        hidden, seen = ctx.hidden, ctx.pristine
+        out = None
+        for i in hidden.zones | hidden.coarse:
+            if seen.get(("Z", i)) is st.Z[i] and seen.get(("T", i)) is st.T[i]:
+                continue
+            out = out or st.copy()
+            counts = tuple(ctx.fresh("h") for _ in st.Z[i])
+            if i in hidden.coarse:
+                ctx.assume_(AND(EQ(SUM(counts), SUM(st.Z[i])), *[LE(0, c) for c in counts]))
+            out.Z[i] = seen[("Z", i)] = counts
+            if enc.inst_pile[i]:
+                out.T[i] = seen[("T", i)] = ctx.fresh("h")
+                if i in hidden.coarse:
+                    ctx.assume_(enc.top_ok(out, i, out.T[i]))
+            out.S[i] = ()
+        for name in hidden.variables:
+            if seen.get(("V", name)) is st.V[name]:
+                continue
+            out = out or st.copy()
+            out.V[name] = seen[("V", name)] = tuple(
+                ctx.fresh("h", enc.is_bool_var(name)) for _ in st.V[name])
+        return out or st
 
     def add_kind(self, st: SymState, i: int, k: Any, n: Any) -> SymState:
         """n more items of kind k (a value) in instance i (a copy of the state)."""
@@ -132,7 +161,7 @@ class Exec(Expressions):
                 old_top = st.T[i]
                 st = self.add_kind(st, i, k, 1)
                 st.T[i] = k
-                st.S[i] = (old_top, *st.S[i])
+                st.S[i] = (old_top, *st.S[i])[:KNOWN_BELOW]
                 self.ctx.event("push", i, k, 1)
             return st
         pos = ITE(LT(0, n), n, 0)
@@ -176,6 +205,8 @@ class Exec(Expressions):
         if past_deadline():
             raise OutOfTime(f"spec line {s.where.line}")
         ctx = self.ctx
+        if ctx.hidden is not None:
+            st = self.forget(st)
         match s:
             case ir.Assign(target=t, op=op, value=v):
                 return self.assign(st, t, op, self.ev(v, st, env), env)
@@ -217,6 +248,9 @@ class Exec(Expressions):
                     st = self.merge(c, s2, st)
                 return st
             case ir.While(test=t, limit=limit, body=b):
+                depths = tuple(len(x) for x in st.S)
+                if retry.forgets(self.enc, lambda c: type(self)(self.enc, c), s, depths, env):
+                    return retry.one_try(self, s, st, env)
                 bound = min(limit, LOOP_BOUND)
                 live: Any = True
                 for _ in range(bound):
@@ -345,6 +379,10 @@ class Exec(Expressions):
         if not enc.inst_pile[i]:
             raise Unsupported("move_top from a bag")
         total = enc.total(st, i)
+        if isinstance(n, int) and n > 1 and not st.S[i]:
+            alts = self.zone_alts(dst)
+            if len(alts) == 1 and alts[0][0] is True and not enc.inst_pile[alts[0][1]]:
+                return self.take_many(st, i, alts[0][1], n, site)
         if isinstance(n, int):
             if n > 1:
                 self.ctx.require(LE(n, total), f"undefined: taking {n} from the pile "
@@ -361,6 +399,19 @@ class Exec(Expressions):
                 s2 = self.on_zone(s2, dst, lambda s1, j: self.put(s1, j, k))  # noqa: B023
             st = self.merge(live, s2, st)
         return st
+
+    def take_many(self, st: SymState, i: int, j: int, n: int, site: str) -> SymState:
+        """move_top(pile i, bag j, n) when nothing is known below the pile's top, as
+        counts: how many of each kind the n items are (the top among them). Exactly the
+        outcomes of n draws one by one, each exposing a fresh top, in one step instead of n
+        (a deal of n to one zone, and logged as one for the witness replay)."""
+        enc, ctx = self.enc, self.ctx
+        total = enc.total(st, i)
+        ctx.require(LE(n, total), f"undefined: taking {n} from the pile {enc.inst_name(i)}")
+        if enc.shared(i):
+            ctx.shortage(site, enc.inst_name(i), LT(total, n))
+        with ctx.under(LE(n, total)):
+            return self._deal(st, i, [j], n)
 
     def move_all(self, st: SymState, i: int, j: int, keep: int) -> SymState:
         enc, ctx = self.enc, self.ctx

@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import attrs
 import z3
 
 from model import ir
@@ -35,11 +36,25 @@ from .terms import (
 )
 
 
+@attrs.frozen
+class Hidden:
+    """The slots a *localized* execution forgets: before each statement, each zone
+    instance in `zones` and each variable in `variables` takes a fresh, unconstrained
+    value (where it changed since it was last forgotten); each zone in `coarse` keeps only
+    its total (fresh counts >= 0 with the same sum, a fresh top it holds). The result
+    over-approximates the transition (every concrete run is one of its runs), with far
+    smaller formulas: a proof that it keeps an invariant holds for the exact transition."""
+
+    zones: frozenset[int]
+    variables: frozenset[str]
+    coarse: frozenset[int] = frozenset()
+
+
 class Ctx:
     """Collects, along the current path: undefinedness, chance constraints, events and
     supply shortages. `tag` names the fresh variables of one transition."""
 
-    def __init__(self, tag: str = "x") -> None:
+    def __init__(self, tag: str = "x", hidden: Hidden | None = None) -> None:
         self.path: Any = True
         self.bad: list[tuple[str, Any]] = []  # (what, path and failing condition)
         self.assume: list[Any] = []
@@ -51,6 +66,9 @@ class Ctx:
         # every effect run on a live path: (statement, how many items are known below
         # each pile's top, the bound names); see properties/lemmas.py
         self.sites: list[tuple[ir.Do, tuple[int, ...], dict[str, Any]]] = []
+        # localization (see `Hidden`): slots whose values are forgotten before each statement
+        self.hidden = hidden
+        self.pristine: dict[Any, Any] = {}
 
     @contextlib.contextmanager
     def under(self, c: Any) -> Iterator[None]:
@@ -76,12 +94,14 @@ class Ctx:
             fn, _, line = site.partition("@")
             self.short.append((f"{fn} from {zone} (spec line {line})", c))
 
-    def fresh(self, what: str, key: tuple[str, ...] | None = None) -> Any:
-        """A fresh integer variable. `key` names a chance choice in words that do not depend
-        on the game's layout (("reveal", "stock"), ("deal", "stock", "hand[0]", "3")), so that
-        two versions of a game can share chance (queries/parting.py); here it is unused."""
+    def fresh(self, what: str, boolean: bool = False,
+              key: tuple[str, ...] | None = None) -> Any:
+        """A fresh variable (integer, or boolean). `key` names a chance choice in words that
+        do not depend on the game's layout (("reveal", "stock"), ("deal", "stock", "hand[0]",
+        "3")), so that two versions of a game can share chance (queries/parting.py); here it
+        is unused."""
         self._n += 1
-        v = z3.Int(f"{self.tag}.{what}{self._n}")
+        v = (z3.Bool if boolean else z3.Int)(f"{self.tag}.{what}{self._n}")
         self.created.append(v)
         return v
 

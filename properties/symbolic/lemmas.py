@@ -35,42 +35,11 @@ from model import ir
 
 from .execute import Exec
 from .expressions import Ctx
-from .state import Enc, SymState, ZoneRef
-from .terms import AND, B2I, EQ, LE, LT, NOT, OR, SUM, Unsupported, is_bool, zterm
+from .state import Enc, SymState, ZoneRef, lemma_state, sound
+from .terms import NOT, SUM, Unsupported, is_bool, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
 GAVE_UP = "z3 gave up (or the time ran out)"
-
-
-def sound(enc: Enc, st: SymState, insts: Iterable[int]) -> Any:
-    """The zones `insts` of `st` are sound (see the module docstring)."""
-    out = []
-    for i in insts:
-        counts = st.Z[i]
-        out += [LE(0, c) for c in counts]
-        if not enc.inst_pile[i]:
-            continue
-        ks = enc.inst_kinds[i]
-        n = enc.total(st, i)
-        known = (st.T[i], *st.S[i])
-        out.append(OR(LT(0, n), EQ(st.T[i], enc.canon[enc.holds(i)])))
-        for depth, x in enumerate(known):
-            out.append(OR(LE(n, depth), *[EQ(x, k) for k in ks]))
-        # the d-th known item, if the pile reaches that deep, is one more copy of its kind
-        # than the known items above it (the implication form z3 handles best)
-        for k, c in zip(ks, counts, strict=True):
-            for d, x in enumerate(known):
-                above = SUM([B2I(EQ(y, k)) for y in known[:d]])
-                out.append(OR(NOT(EQ(x, k)), LE(n, d), LE(1 + above, c)))
-    return AND(*out)
-
-
-def lemma_state(enc: Enc, prefix: str, depths: tuple[int, ...]) -> SymState:
-    """Fresh variables, with `depths[i]` items remembered below pile i's top."""
-    st = enc.fresh_state(prefix)
-    st.S = [tuple(z3.Int(f"{prefix}.{enc.inst_name(i)}^below{d}") for d in range(n))
-            for i, n in enumerate(depths)]
-    return st
 
 
 def _fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:

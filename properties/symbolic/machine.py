@@ -12,9 +12,14 @@ import attrs
 from model import ir
 
 from .execute import Exec
-from .expressions import Ctx
+from .expressions import Ctx, Hidden
 from .state import Enc, SymState, ZoneRef
 from .terms import AND, EQ, NOT, OR, as_int
+
+#: Items remembered below each start pile's top before set-up (its order is known: kinds
+#: in declaration order). Two suffice for a rule that draws before any shuffle; more make
+#: every lemma about the set-up's first effects (a gather, a shuffle) quadratic in them.
+INITIAL_KNOWN = 2
 
 
 # ------------------------------------------------------------------ transitions
@@ -86,11 +91,14 @@ class Machine:
             combos = new
         return [s for s, _ in combos]
 
-    def action_part(self, st: SymState, alt: Alt, tag: str, ctx: Ctx | None = None) -> StepPart:
-        """One action instance from `st`; `ctx` (default a fresh `Ctx(tag)`) collects what
-        the execution needs (a caller coupling two versions' chance passes its own)."""
+    def action_part(self, st: SymState, alt: Alt, tag: str, effects: bool = True,
+                    hidden: Hidden | None = None, ctx: Ctx | None = None) -> StepPart:
+        """Alternative `alt` from state `st`; without `effects`, only whether it is enabled
+        (the state after is then the state before: for queries that read guards alone).
+        `ctx` (default a fresh `Ctx(tag, hidden)`) collects what the execution needs (a
+        caller coupling two versions' chance passes its own)."""
         enc = self.enc
-        ctx = Ctx(tag) if ctx is None else ctx
+        ctx = Ctx(tag, hidden) if ctx is None else ctx
         ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
         pre = st.copy()
@@ -118,7 +126,7 @@ class Machine:
         guard_ok = ctx.defined()
         enabled = AND(*present, guard)
         with ctx.under(enabled):
-            post = ex.run(a.effects, pre, env) if enabled is not False else pre
+            post = ex.run(a.effects, pre, env) if enabled is not False and effects else pre
         post = post.copy()
         post.V["last_actor"] = (actor,)
         args = tuple(env[name] for name, _ in a.params)
@@ -186,7 +194,7 @@ class Machine:
             Z.append(tuple(items.count(k) for k in enc.inst_kinds[i]))
             if enc.inst_pile[i]:
                 T.append(items[-1] if items else enc.canon[enc.holds(i)])
-                S.append(tuple(reversed(items[:-1])))
+                S.append(tuple(reversed(items[:-1]))[:INITIAL_KNOWN])
             else:
                 T.append(None)
                 S.append(())
@@ -217,3 +225,8 @@ class Machine:
         if self.g.measure is None:
             return None
         return self.value(self.g.measure, st, ctx)
+
+    def game_measure(self, st: SymState, ctx: Ctx) -> Any:
+        if self.g.game_measure is None:
+            return None
+        return self.value(self.g.game_measure, st, ctx)

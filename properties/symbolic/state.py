@@ -5,7 +5,7 @@ values back from a z3 model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -14,7 +14,7 @@ import z3
 from model import ir
 from model.codegen import Layout
 
-from .terms import AND, EQ, ITE, LE, LT, OR, SUM
+from .terms import AND, B2I, EQ, ITE, KNOWN_BELOW, LE, LT, NOT, OR, SUM
 
 
 # ------------------------------------------------------------------ values
@@ -104,6 +104,8 @@ class Enc:
         if "value" not in self.ka:
             self.ka["value"] = (0,) * self.K
         self.denoms = tuple(sorted(self.classes["tokens"], key=lambda k: -self.ka["value"][k]))
+        #: which `while` loops forget their last try (properties/symbolic/retry.py)
+        self.retry_cache: dict[tuple, bool] = {}
         self.ia: dict[tuple[str, str], tuple] = {}
         for ix in g.indices:
             for attr, values in ix.attrs.items():
@@ -163,7 +165,7 @@ class Enc:
                     counts[k] += 1
                 Z.append(tuple(counts[k] for k in ks))
                 T.append(content[-1] if content else self.canon[self.holds(i)])
-                S.append(tuple(reversed(content[:-1])))
+                S.append(tuple(reversed(content[:-1]))[:KNOWN_BELOW])
             else:
                 Z.append(tuple(content[k] for k in ks))
                 T.append(None)
@@ -198,6 +200,15 @@ class Enc:
         for k, cs in totals.items():
             out.append(EQ(SUM(cs), self.copies[k]))
         return AND(*out, self.vars_ok(st))
+
+    def wf_parts(self, st: SymState) -> list[tuple[str, Any]]:
+        """`wf` in parts (each far easier for z3 alone): counts >= 0, each kind's total,
+        each pile's top, the variables."""
+        counts = [LE(0, c) for zs in st.Z for c in zs]
+        totals = [EQ(t, self.copies[k]) for k, t in enumerate(self.kind_totals(st))]
+        tops = [self.top_ok(st, i, st.T[i]) for i in range(self.n_inst) if self.inst_pile[i]]
+        return [("counts >= 0", AND(*counts)), ("each kind's total", AND(*totals)),
+                ("each pile's top", AND(*tops)), ("the variables' types", self.vars_ok(st))]
 
     def vars_ok(self, st: SymState) -> Any:
         """The variables' part of the type invariant."""
@@ -357,6 +368,41 @@ class Enc:
             exprs.extend(stmt_exprs(body))
         exprs.extend(v.init for v in g.vars)
         return any(isinstance(n, ir.Var) and n.name == name for e in exprs for n in ir.walk(e))
+
+
+# ------------------------------------------------------------------ sound zones
+def sound(enc: Enc, st: SymState, insts: Iterable[int]) -> Any:
+    """The zones `insts` of `st` are sound: every count >= 0, an empty pile's top is its
+    class's first kind, and the known items of each pile (its top, then those remembered
+    below it, as far down as the pile reaches) are items it holds, kind by kind (see
+    properties/symbolic/lemmas.py, which proves that every effect keeps zones sound)."""
+    out = []
+    for i in insts:
+        counts = st.Z[i]
+        out += [LE(0, c) for c in counts]
+        if not enc.inst_pile[i]:
+            continue
+        ks = enc.inst_kinds[i]
+        n = enc.total(st, i)
+        known = (st.T[i], *st.S[i])
+        out.append(OR(LT(0, n), EQ(st.T[i], enc.canon[enc.holds(i)])))
+        for depth, x in enumerate(known):
+            out.append(OR(LE(n, depth), *[EQ(x, k) for k in ks]))
+        # the d-th known item, if the pile reaches that deep, is one more copy of its kind
+        # than the known items above it (the implication form z3 handles best)
+        for k, c in zip(ks, counts, strict=True):
+            for d, x in enumerate(known):
+                above = SUM([B2I(EQ(y, k)) for y in known[:d]])
+                out.append(OR(NOT(EQ(x, k)), LE(n, d), LE(1 + above, c)))
+    return AND(*out)
+
+
+def lemma_state(enc: Enc, prefix: str, depths: tuple[int, ...]) -> SymState:
+    """Fresh variables, with `depths[i]` items remembered below pile i's top."""
+    st = enc.fresh_state(prefix)
+    st.S = [tuple(z3.Int(f"{prefix}.{enc.inst_name(i)}^below{d}") for d in range(n))
+            for i, n in enumerate(depths)]
+    return st
 
 
 def model_value(m: z3.ModelRef) -> Callable[[Any], Any]:

@@ -29,6 +29,13 @@ ONE = 1
 LOOP_BOUND = 64
 
 
+#: How many items below a pile's top the encoding remembers (pushed within a transition, or
+#: a start pile's initial order). Deeper items are forgotten: a draw beyond them exposes a
+#: fresh top, as after a shuffle (an over-approximation). Unbounded, a start pile of 104
+#: cards would be remembered whole, and every formula over it would be quadratic in its size.
+KNOWN_BELOW = 8
+
+
 class OutOfTime(Exception):
     """Building a formula ran past the time limit of the query that needed it."""
 

@@ -1,9 +1,10 @@
 """z3 queries every game gets: proofs over all well-formed states, and witnesses.
 
 Each query reads only the IR (through the encoding in `properties.symbolic`) and returns a `Result`:
-`proved` (for all states, or for all states within the stated bound), `witness` (a
-counterexample or a trace, replayed on the concrete model before it is reported), or
-`unknown` (with the bound reached). docs/symbolic.md says exactly what each proves.
+`proved` (for all states), `bounded` (for every game up to the stated number of actions
+from the deal), `witness` (a counterexample or a trace, replayed on the concrete model
+before it is reported, or one the spec records, replayed), or `unknown`. docs/symbolic.md
+says exactly what each proves.
 
 - conservation: every action (with the round transition it may trigger) keeps the count
   of every kind, from every well-formed state; inductive, not a sample.

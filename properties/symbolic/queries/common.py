@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -33,8 +33,13 @@ STOP_MARGIN = 0.85
 
 @attrs.define
 class Result:
+    """A query's answer. `status`: `proved` (for every well-formed state, or every game),
+    `bounded` (proved for every game up to `bound`: actions or rounds, as `detail` says,
+    and not decided beyond it), `witness` (a trace, replayed on the concrete model),
+    `unknown` (neither, within the time limit) or `error`."""
+
     query: str
-    status: str  # proved / witness / unknown / error
+    status: str
     detail: str
     seconds: float = 0.0
     trace: Trace | None = None
@@ -85,10 +90,50 @@ def new_solver(clock: Clock) -> z3.Solver:
     return s
 
 
-def check_sat(s: z3.Solver, clock: Clock, *extra: Any) -> z3.CheckSatResult:
+#: z3 resource units (its deterministic count of work, `rlimit`) a bounded search may
+#: spend in all: the depth it reaches then depends on the formulas only, not on the load of
+#: the machine. On the 2-core machine z3 spends 1-8 million units a second, depending on
+#: the formulas: LAMA's two-player shortfall under chip_exchange=never is found with 18
+#: million (3 s); its three-player search reaches depth 3 with 4 million and depth 4 with
+#: 24. The time limit still applies, as a safety net.
+SEARCH_BUDGET = 20_000_000
+
+
+def budget(units: int | None) -> Budget | None:
+    """A budget of `units` (None: the clock only, for offline searches with long limits)."""
+    return None if units is None else Budget(units)
+
+
+class Budget:
+    """What is left of a bounded search's resource units, shared by its checks."""
+
+    def __init__(self, units: int = SEARCH_BUDGET) -> None:
+        self.left = units
+
+    def check(self, s: z3.Solver, clock: Clock, *extra: Any) -> z3.CheckSatResult:
+        """`check_sat` within what is left; what the check used is taken off."""
+        if self.left <= 0:
+            return z3.unknown
+        before = _rlimit_count(s)
+        r = check_sat(s, clock, *extra, rlimit=self.left)
+        self.left -= _rlimit_count(s) - before
+        return r
+
+
+def _rlimit_count(s: z3.Solver) -> int:
+    try:
+        return int(s.statistics().get_key_value("rlimit count"))
+    except z3.Z3Exception:  # no check has run yet
+        return 0
+
+
+def check_sat(s: z3.Solver, clock: Clock, *extra: Any, rlimit: int = 0) -> z3.CheckSatResult:
+    """z3's answer within the clock (and `rlimit` resource units for this check; 0: no
+    limit)."""
     if clock.left() <= 0:
         return z3.unknown
     s.set("timeout", clock.ms())
+    s.set("rlimit", rlimit)
     return s.check(*[zterm(x) for x in extra])
 
 
@@ -134,9 +179,12 @@ class OneStep:
     rounds: dict[int, tuple[SymState, Any, Any, Ctx]] = attrs.Factory(dict)
 
     @classmethod
-    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False) -> OneStep:
+    def build(cls, M: Machine, in_round: bool = True, invariants: bool = False,
+              effects: bool = True, names: Sequence[str] | None = None) -> OneStep:
+        """Without `effects`, the parts say only whether each alternative is enabled;
+        `names`: only these of the spec's invariants are assumed."""
         enc = M.enc
-        s, parts = action_parts(M)
+        s, parts = action_parts(M, effects)
         ctx = Ctx("pre")
         pre = [enc.wf(s), NOT(s.term)]
         if in_round:
@@ -144,7 +192,7 @@ class OneStep:
             pre.append(NOT(ends))
             pre.append(ctx.defined())
         if invariants:
-            pre.append(M.invariants(s, ctx))
+            pre.append(M.invariants(s, ctx, names))
             pre.append(ctx.defined())
         pre.extend(ctx.assume)
         return cls(M, s, pre, parts)
@@ -196,14 +244,16 @@ def count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
-_PARTS: dict[int, tuple[SymState, list[StepPart]]] = {}
+_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = {}
 
 
-def action_parts(M: Machine) -> tuple[SymState, list[StepPart]]:
+def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepPart]]:
     """Every action instance from the template's input state (built once per machine; the
-    one-step proofs need only these, the searches the whole `template`)."""
-    if id(M) not in _PARTS:
+    one-step proofs need only these, the searches the whole `template`). Without
+    `effects`, guards only."""
+    key = (id(M), effects)
+    if key not in _PARTS:
         sin = M.enc.fresh_state("T.in")
-        _PARTS[id(M)] = sin, [M.action_part(sin, alt, f"T.a{n}")
-                              for n, alt in enumerate(M.alts())]
-    return _PARTS[id(M)]
+        _PARTS[key] = sin, [M.action_part(sin, alt, f"T.a{n}", effects)
+                            for n, alt in enumerate(M.alts())]
+    return _PARTS[key]

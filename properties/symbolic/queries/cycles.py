@@ -17,37 +17,44 @@ from ..execute import Exec
 from ..expressions import Ctx
 from ..machine import Machine
 from ..state import SymState, model_value
-from ..terms import AND, LE, LT, NOT, OR, Unsupported, zterm
+from ..terms import AND, LE, LT, NOT, OR, OutOfTime, Unsupported, zterm
 from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
 from .common import (
+    SEARCH_BUDGET,
     TIME_LIMIT,
     Clock,
     OneStep,
     Result,
     add_all,
     bounded,
+    budget,
     check_sat,
     machine,
     new_solver,
     situation_trace,
     step_ok,
 )
-from .invariants import assume_invariants
+from .invariants import assume_invariants, invariants, related_invariants
 from .reach import parse_condition
+from .recorded import recorded_witness, repeated_in_round, repeated_start
 from .rotation import rotate_events, rotate_state, rotate_values
 from .unroll import OneRound, Unroller, bmc, one_round
 
 
 # ---------------------------------------------------------------------- round bound
 @bounded
-def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
+                units: int | None = SEARCH_BUDGET) -> Result:
     """Each action inside a round makes the spec's round measure fall (staying >= 0), so a
     round ends within the measure's value at the deal plus one action."""
     clock = Clock(limit)
     M = machine(game)
     enc = M.enc
+    recorded = _recorded_round_cycle(game, clock)
+    if recorded is not None:
+        return recorded
     if game.ir.measure is None:
-        return _round_cycle(game, clock, max_depth, "the spec declares no round measure")
+        return _round_cycle(game, clock, max_depth, "the spec declares no round measure", units)
     assumed = assume_invariants(game, clock)
     try:
         one = OneStep.build(M, in_round=True, invariants=assumed)
@@ -74,7 +81,7 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
             finish(enc, trace)
             why = (f"the round measure goes from {ev(m0)} to {ev(m1)} after "
                    f"{trace.actions[0]} from the situation {enc.describe(trace.values[0])}")
-            return _round_cycle(game, clock, max_depth, why)
+            return _round_cycle(game, clock, max_depth, why, units)
         if r == z3.unknown:
             return Result("round_bound", "unknown", f"z3 gave up ({s.reason_unknown()})",
                           clock.elapsed())
@@ -87,6 +94,26 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
     return Result("round_bound", "proved", f"every action inside a round lowers the round "
                   f"measure{using}, which is at most {best} at a deal: a round lasts at most "
                   f"{best + 1} actions", clock.elapsed(), bound=best + 1)
+
+
+def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
+    """The cycle inside a round the spec records as an expected failure, if its replay
+    file comes back to a state it has been at within one round."""
+    found = recorded_witness(game, "z3_round_bound")
+    if found is None:
+        return None
+    path, data = found
+    try:
+        again = repeated_in_round(game, data)
+    except model.IllegalAction:
+        return None
+    if again is None:
+        return None
+    head = "the first deal" if data.get("situation") is None else "a recorded situation"
+    return Result("round_bound", "witness", f"the recorded witness {path} replays on the "
+                  f"concrete model: from {head}, the state after action {again[0]} comes back "
+                  f"after action {again[1]} within one round, so a round need not end",
+                  clock.elapsed(), bound=again[1])
 
 
 def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
@@ -110,7 +137,8 @@ def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
     return v.as_long() if z3.is_int_value(v) else None
 
 
-def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Result:
+def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str,
+                 units: int | None) -> Result:
     """A state that repeats within one round: a round that need not end."""
     enc = machine(game).enc
 
@@ -122,21 +150,26 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str) -> Re
         return OR(*outs)
 
     try:
-        found = bmc(game, cycle, clock, max_depth, min_depth=1)
+        found = bmc(game, cycle, clock, max_depth, min_depth=1, budget=budget(units))
         trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("round_bound", "unknown", f"{why}; not encoded: {exc}", clock.elapsed())
     if trace is not None:
         return Result("round_bound", "witness", f"{why}; a round can cycle: the state after "
                       f"{k} actions repeats an earlier one", clock.elapsed(), trace, k)
-    return Result("round_bound", "unknown", f"{why}; no cycle inside a round within {k - 1} "
-                  f"actions of a deal (unknown at bound {k})", clock.elapsed(), bound=k)
+    if k - 1 < 1:
+        return Result("round_bound", "unknown", f"{why}; the search for a cycle inside a round "
+                      "decided no depth", clock.elapsed())
+    return Result("round_bound", "bounded", f"{why}; no state repeats inside a round in any "
+                  f"game up to {k - 1} action(s) from the deal; beyond that not decided",
+                  clock.elapsed(), bound=k - 1)
 
 
 # ---------------------------------------------------------------------- game cycles
 @bounded
 def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
-               slots: int | None = None, start_condition: str | None = None) -> Result:
+               slots: int | None = None, start_condition: str | None = None,
+               units: int | None = SEARCH_BUDGET) -> Result:
     """A game that comes back to the same round start, so can be played forever.
 
     Two searches: (1) step by step from a deal, two equal round starts; (2) one round
@@ -148,7 +181,16 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
     """
     clock = Clock(limit)
     enc = machine(game).enc
+    try:
+        proof = _game_measure(game, clock)
+    except Unsupported:
+        proof = None
+    if proof is not None:
+        return proof
     skip = frozenset(n for n in ("round",) if not enc.reads_var(n))
+    recorded = _recorded_cycle(game, skip, clock)
+    if recorded is not None:
+        return recorded
 
     def lasso(u: Unroller, k: int) -> Any:
         outs = []
@@ -157,7 +199,8 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
         return AND(u.round_start[k], NOT(u.states[k].term), OR(*outs))
 
     try:
-        found = bmc(game, lasso, Clock(limit * 0.3), max_depth, min_depth=1)
+        found = bmc(game, lasso, Clock(clock.left() * LASSO_SHARE), max_depth, min_depth=1,
+                    budget=budget(units and units // 2))
         if found.trace is not None:
             t = found.trace
             first = next(i for i, v in enumerate(t.values)
@@ -166,25 +209,61 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
                           f"comes back after action {found.k}: those rounds can repeat "
                           "forever", clock.elapsed(), t, found.k)
         cond = parse_condition(game, start_condition) if start_condition else None
-        res = _rotated_cycle(game, clock, skip, slots or 2 * enc.P + 4, cond)
+        try:
+            res = _rotated_cycle(game, Clock(clock.left() * ROTATED_SHARE), skip,
+                                 slots or 2 * enc.P + 4, cond, units and units // 2)
+        except OutOfTime:  # its formulas were not built in time: the first search stands
+            res = None
+            _ROTATED[1] = False
     except Unsupported as exc:
         return Result("game_cycle", "unknown", f"not encoded: {exc}", clock.elapsed())
     if res is not None:
         return res
-    rotated = (f"no round of at most {_ROTATED[0]} actions ends in the seat-rotated image of "
-               "its start" if _ROTATED[1] else "the search for a round of at most "
+    rotated = (f"no round of at most {_ROTATED[0]} actions from any round start ends in its "
+               "seat-rotated image" if _ROTATED[1] else "the search for a round of at most "
                f"{_ROTATED[0]} actions ending in the seat-rotated image of its start did not "
-               "finish in time")
-    return Result("game_cycle", "unknown", f"no round start repeats within {found.k - 1} "
-                  f"actions of a deal; {rotated} (unknown at those bounds)", clock.elapsed(),
-                  bound=found.k)
+               "finish within its budget")
+    k = found.k - 1
+    if k < 1:
+        return Result("game_cycle", "unknown", f"the search from a deal decided no depth; "
+                      f"{rotated}", clock.elapsed())
+    return Result("game_cycle", "bounded", f"no game comes back to a round start it has been "
+                  f"at within its first {k} action(s) from the deal; beyond that not decided "
+                  f"({rotated})", clock.elapsed(), bound=k)
 
+
+def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Result | None:
+    """The game cycle the spec records as an expected failure, if its replay file comes
+    back to a round start it has been at (the variables in `skip` aside)."""
+    found = recorded_witness(game, "z3_game_cycle")
+    if found is None:
+        return None
+    path, data = found
+    try:
+        again = repeated_start(game, data, skip)
+    except model.IllegalAction:
+        return None
+    if again is None:
+        return None
+    head = "the first deal" if data.get("situation") is None else "a recorded round start"
+    return Result("game_cycle", "witness", f"the recorded witness {path} replays on the "
+                  f"concrete model: from {head}, the round start after action {again[0]} "
+                  f"comes back after action {again[1]}, so those rounds can repeat forever",
+                  clock.elapsed(), bound=again[1])
+
+
+#: The shares of a game_cycle query's time for the search step by step from a deal, then
+#: (of what is left) for the rotated-round search; both also stop at their resource
+#: budget. The rest is not used: a row that does not find a cycle quickly is better
+#: reported bounded at once than after the whole limit.
+LASSO_SHARE = 0.25
+ROTATED_SHARE = 0.4
 
 _ROTATED = [0, False]  # slots tried, whether that check finished
 
 
 def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: int,
-                   cond: ir.Expr | None) -> Result | None:
+                   cond: ir.Expr | None, units: int | None) -> Result | None:
     enc = machine(game).enc
     P = enc.P
 
@@ -192,7 +271,8 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
         return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
 
     o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond,
-                                 invariants=assume_invariants(game, clock))
+                                 invariants=assume_invariants(game, clock),
+                                 budget=budget(units))
     _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
     if found is None:
         return None
@@ -257,3 +337,68 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
 def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
     return (a["zones"] == b["zones"] and a["terminal"] == b["terminal"]
             and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))
+
+
+# ---------------------------------------------------------------------- game measure
+def _game_measure(game: model.Game, clock: Clock) -> Result | None:
+    """The spec's game measure (`game_end.measure`) proves that every game ends: between
+    actions it is >= 0, no action raises it, and every round end that does not end the
+    game lowers it (from any state satisfying the spec's invariants, once they are proved
+    inductive; the round transition after each action from such a state). Then no game
+    has more rounds than its value at the first deal, plus one. None if that is not
+    proved (the searches for a cycle then run)."""
+    M = machine(game)
+    if game.ir.game_measure is None:
+        return None
+    if assume_invariants(game, clock):
+        names = None
+    else:
+        # the invariants that share a variable or zone with the measure, if those alone
+        # are inductive (the others may be beyond z3)
+        names = related_invariants(game, game.ir.game_measure)
+        if not names or invariants(game, limit=max(clock.left() / 3, 1.0),
+                                   names=names).status != "proved":
+            return None
+    one = OneStep.build(M, in_round=True, invariants=True, names=names)
+    mctx = Ctx("gm")
+    m0 = M.game_measure(one.s, mctx)
+    s = new_solver(clock)
+    add_all(s, *one.pre, *mctx.assume)
+    if check_sat(s, clock, OR(LT(m0, 0), mctx.failing("undefined"))) != z3.unsat:
+        return None
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        post, ends, over, rctx = one.after(n)
+        ctx = Ctx(f"gm{n}")
+        m1 = M.game_measure(post, ctx)
+        taken = AND(step_ok(part, rctx), *ctx.assume)
+        raised = AND(NOT(ends), LT(m0, m1))
+        not_lowered = AND(ends, NOT(over), LE(m0, m1))
+        undefined = AND(NOT(over), ctx.failing("undefined"))
+        if check_sat(s, clock, AND(taken, OR(raised, not_lowered, undefined))) != z3.unsat:
+            return None
+    best = _max_at_deal(M, clock)
+    rounds = f"at most {best + 1} rounds" if best is not None else "finitely many rounds"
+    using = ("the spec's invariants" if names is None else
+             f"the invariant{'s' if len(names) > 1 else ''} {', '.join(names)}")
+    return Result("game_cycle", "proved", "no game goes on forever: the game measure is "
+                  ">= 0 between actions, no action raises it and every round end lowers it "
+                  f"(using {using}, proved inductive), so a game has {rounds}",
+                  clock.elapsed(), bound=None if best is None else best + 1)
+
+
+def _max_at_deal(M: Machine, clock: Clock) -> int | None:
+    o = z3.Optimize()
+    o.set("timeout", clock.ms())
+    ctx = Ctx("gd")
+    start = M.initial(ctx)
+    value = M.game_measure(start, ctx)
+    for c in [*ctx.assume, ctx.defined("undefined")]:
+        if c is not True:
+            o.add(zterm(c))
+    h = o.maximize(zterm(value))
+    if o.check() != z3.sat:
+        return None
+    v = h.value()
+    return v.as_long() if z3.is_int_value(v) else None

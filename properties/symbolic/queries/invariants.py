@@ -1,20 +1,31 @@
 """invariants: the spec's invariants are inductive (so the other proofs may assume them).
+
+Each check is split into *goals*, one per invariant (and the type invariant, "no round-end
+condition", definedness), asked of z3 one at a time: far easier than all at once, and the
+answer names the invariant that fails, or the one z3 gave up on.
+
+The type invariant's count part (counts >= 0, each kind's total, each pile's top) need not
+be asked of z3 where the effect lemmas (`properties/symbolic/lemmas.py`) cover every effect
+of the transition: they prove that each effect keeps the zones sound and every total, from
+any state, so a transition from a well-formed state leads to one whose counts are
+well-formed. Only the variables' part is then left.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import z3
 
 import model
+from model import ir
 
 from ..execute import Exec
-from ..expressions import Ctx
+from ..expressions import Ctx, Hidden
 from ..machine import Machine
-from ..state import SymState, model_value
-from ..terms import AND, NOT, OR, Unsupported
+from ..state import SymState
+from ..terms import AND, NOT, Unsupported
 from .common import (
     TIME_LIMIT,
     Clock,
@@ -23,6 +34,7 @@ from .common import (
     add_all,
     bounded,
     check_sat,
+    lemmas_of,
     machine,
     new_solver,
     situation_trace,
@@ -32,51 +44,118 @@ from .common import (
 # ---------------------------------------------------------------------- invariants
 _INDUCTIVE: dict[int, bool] = {}
 
+TYPE = "the type invariant"
+
+#: Milliseconds for each effect lemma asked here (see `_Goals.of`); each is proved once per
+#: game and player count (conservation, which runs first, usually has them all already).
+LEMMA_MS = 15_000
+
+#: The share of the time left that the exact check of one goal may take when a localized
+#: check can follow (`_Goals.localized`).
+GOAL_SHARE = 0.3
+
+
+class _Goals:
+    """The goals a state must meet, and how each check went."""
+
+    def __init__(self, game: model.Game, M: Machine, clock: Clock,
+                 names: Sequence[str] | None = None) -> None:
+        self.game, self.M, self.enc, self.clock = game, M, M.enc, clock
+        self.lemmas = lemmas_of(M)
+        self.conds = [c for c in game.ir.invariants if names is None or c.name in names]
+
+    def of(self, st: SymState, ctx: Ctx, sites: list | None, round_end: bool = True
+           ) -> Iterator[tuple[str, Any]]:
+        """(name, condition) for each goal on `st`; `sites`: the effects that led to it
+        (None: not known, so the whole type invariant is asked)."""
+        enc, M = self.enc, self.M
+        # a lemma z3 cannot prove within LEMMA_MS is not worth more here: the type
+        # invariant itself is then asked, in parts
+        covered = sites is not None and self.lemmas.check(
+            sites, lambda: min(self.clock.ms(), LEMMA_MS)) is None
+        if covered:
+            yield TYPE, enc.vars_ok(st)
+        else:
+            for part, cond in enc.wf_parts(st):
+                yield f"{TYPE} ({part})", cond
+        if round_end:
+            yield "no round-end condition holds", NOT(M.round_end(st, Exec(enc, ctx)))
+        for c in self.conds:
+            yield c.name, M.condition(c.expr, st, ctx)
+        yield "every invariant can be evaluated", NOT(ctx.failing("undefined"))
+
+    def first_failing(self, s: z3.Solver, base: Any, goals: Iterator[tuple[str, Any]],
+                      fallback: Callable[[str], bool] | None = None
+                      ) -> tuple[z3.CheckSatResult, str]:
+        """Check each goal under `base`: (unsat, "") if all hold, else the result and the
+        goal's name for the first that fails or that z3 gives up on. A goal z3 gives up on
+        (within `GOAL_SHARE` of the time left) is passed to `fallback`, which proves it
+        another way or not."""
+        for name, goal in goals:
+            if goal is True:
+                continue
+            share = self.clock.left() * (GOAL_SHARE if fallback else 1.0)
+            r = check_sat(s, Clock(share), AND(base, NOT(goal)))
+            if r == z3.unknown and fallback is not None and fallback(name):
+                continue
+            if r != z3.unsat:
+                return r, name
+        return z3.unsat, ""
+
+    def localized(self, one: OneStep, n: int, name: str) -> bool:
+        """Whether invariant `name` is kept by action alternative n on the *localized*
+        transition (`expressions.Hidden`): the zone families and variables the invariant
+        does not read are forgotten before each statement. Every exact run is a run of
+        that one, so a proof there is a proof; its formulas are far smaller."""
+        M, enc = self.M, self.enc
+        cond = next(c for c in self.conds if c.name == name)
+        fams = {x.family for x in ir.walk(cond.expr) if isinstance(x, ir.Zone)}
+        read = {x.name for x in ir.walk(cond.expr) if isinstance(x, ir.Var)}
+        hidden = Hidden(frozenset(i for i, (f, _) in enumerate(enc.inst) if f not in fams),
+                        frozenset(v for v in enc.vtypes if v not in read))
+        part = M.action_part(one.s, one.parts[n].alt, f"loc{n}", hidden=hidden)
+        ctx = Ctx(f"loc{n}q")
+        ends = M.round_end(part.post, Exec(enc, ctx))
+        goal = M.condition(cond.expr, part.post, ctx)
+        s = new_solver(self.clock)
+        add_all(s, *one.pre, step_ok(part), *ctx.assume)
+        return check_sat(s, self.clock, AND(NOT(ends), NOT(goal))) == z3.unsat
+
 
 @bounded
-def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
+def invariants(game: model.Game, limit: float = TIME_LIMIT,
+               names: Sequence[str] | None = None) -> Result:
     """The spec's invariants, with the type invariant and "no round-end condition holds",
     are inductive: true at every deal, and kept by every transition into a non-terminal
-    state. Then they hold in every reachable state, and other proofs may assume them."""
+    state. Then they hold in every reachable state, and other proofs may assume them.
+    `names`: only these invariants (a subset that is inductive on its own)."""
     clock = Clock(limit)
     M = machine(game)
     enc = M.enc
-    names = [c.name for c in game.ir.invariants]
+    G = _Goals(game, M, clock, names)
+    subset = names is not None
+    names = [c.name for c in G.conds]
 
-    def holds(st: SymState, ctx: Ctx) -> Any:
-        ex = Exec(enc, ctx)
-        return AND(enc.wf(st), NOT(M.round_end(st, ex)), M.invariants(st, ctx))
-
-    def which(m: z3.ModelRef, st: SymState) -> str:
-        ev = model_value(m)
-        bad = []
-        if not ev(enc.wf(st)):
-            bad.append("the type invariant")
-        ctx = Ctx("w")
-        if ev(M.round_end(st, Exec(enc, ctx))):
-            bad.append("a round-end condition holds")
-        for c in game.ir.invariants:
-            if not ev(M.condition(c.expr, st, Ctx("w"))):
-                bad.append(c.name)
-        return ", ".join(bad) or "an invariant cannot be evaluated"
+    def gave_up(where: str, goal: str) -> Result:
+        return Result("invariants", "unknown", f"z3 gave up on {goal} {where}", clock.elapsed())
 
     try:
         # at the deal
         ctx0 = Ctx("init")
         s0 = M.initial(ctx0)
-        qctx = Ctx("q0")
-        q0 = holds(s0, qctx)
         s = new_solver(clock)
-        add_all(s, *ctx0.assume, ctx0.defined("undefined"), *qctx.assume)
-        r = check_sat(s, clock, OR(NOT(q0), qctx.failing("undefined")))
+        add_all(s, *ctx0.assume, ctx0.defined("undefined"))
+        qctx = Ctx("q0")
+        goals = list(G.of(s0, qctx, ctx0.sites))
+        add_all(s, *qctx.assume)
+        r, bad = G.first_failing(s, True, iter(goals))
         if r == z3.sat:
-            m = s.model()
-            return Result("invariants", "witness", f"fails at a deal: {which(m, s0)} "
-                          f"({enc.describe(enc.evaluate(m, s0))})", clock.elapsed())
+            return Result("invariants", "witness", f"{bad} fails at a deal "
+                          f"({enc.describe(enc.evaluate(s.model(), s0))})", clock.elapsed())
         if r == z3.unknown:
-            return Result("invariants", "unknown", "z3 gave up at the deal", clock.elapsed())
+            return gave_up("at the deal", bad)
         # kept by every action
-        one = OneStep.build(M, in_round=True, invariants=True)
+        one = OneStep.build(M, in_round=True, invariants=True, names=names)
         s = new_solver(clock)
         add_all(s, *one.pre)
         for n, part in enumerate(one.parts):
@@ -84,73 +163,85 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT) -> Result:
                 continue
             ctx = Ctx(f"i{n}")
             ends = M.round_end(part.post, Exec(enc, ctx))
-            keep = holds(part.post, ctx)
-            bad = OR(AND(NOT(ends), NOT(keep)), AND(ends, NOT(enc.wf(part.post))),
-                     ctx.failing("undefined"))
-            r = check_sat(s, clock, AND(step_ok(part), *ctx.assume, bad))
+            goals = list(G.of(part.post, ctx, part.ctx.sites, round_end=False))
+            taken = AND(step_ok(part), *ctx.assume)
+            action = f"{game.ir.actions[part.alt.action].name} by player {part.alt.actor}"
+            # the type invariant after every action; the others unless a round ends
+            typing = [g for g in goals if g[0].startswith(TYPE)]
+            others = [g for g in goals if not g[0].startswith(TYPE)]
+            r, bad = G.first_failing(s, taken, iter(typing))
+            if r == z3.unsat:
+                r, bad = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
+                                         lambda name, n=n: (name in names
+                                                            and G.localized(one, n, name)))
             if r == z3.sat:
-                m = s.model()
-                trace = situation_trace(game, M, m, one, n, None, None)
-                return Result("invariants", "witness",
-                              f"not inductive: {which(m, part.post)} after "
-                              f"{game.ir.actions[part.alt.action].name} by player "
-                              f"{part.alt.actor} from {enc.describe(trace.values[0])}",
+                trace = situation_trace(game, M, s.model(), one, n, None, None)
+                return Result("invariants", "witness", f"not inductive: {bad} fails after "
+                              f"{action} from {enc.describe(trace.values[0])}",
                               clock.elapsed())
             if r == z3.unknown:
-                return Result("invariants", "unknown", "z3 gave up", clock.elapsed())
+                return gave_up(f"after {action}", bad)
         # and by the round transition, from any well-formed state where a round ends
         mid = enc.fresh_state("mid")
         rctx = Ctx("round")
         ends, over, _, s_next = M.round_outcomes(mid, rctx)
-        qctx = Ctx("qn")
-        keep = holds(s_next, qctx)
         s = new_solver(clock)
         add_all(s, enc.wf(mid), NOT(mid.term), ends, NOT(over), *rctx.assume,
-             rctx.defined("undefined"), *qctx.assume)
-        r = check_sat(s, clock, OR(NOT(keep), qctx.failing("undefined")))
+                rctx.defined("undefined"))
+        qctx = Ctx("qn")
+        goals = list(G.of(s_next, qctx, rctx.sites))
+        add_all(s, *qctx.assume)
+        r, bad = G.first_failing(s, True, iter(goals))
         if r == z3.sat:
             # A round-end state is never observed, so the invariants need not hold there;
             # the round transition must keep them only after an action taken from a state
             # where they hold. Check exactly that, action by action.
-            r, m, n, s_next = _round_after_actions(M, one, clock, holds)
+            r, bad, n, m = _round_after_actions(M, one, G)
             if r == z3.sat:
                 trace = situation_trace(game, M, m, one, n, None, None)
-                return Result("invariants", "witness", "not inductive: after "
-                              f"{game.ir.actions[one.parts[n].alt.action].name} by player "
-                              f"{one.parts[n].alt.actor} and the round transition it triggers, "
-                              f"{which(m, s_next)} (from {enc.describe(trace.values[0])})",
-                              clock.elapsed())
+                action = (f"{game.ir.actions[one.parts[n].alt.action].name} by player "
+                          f"{one.parts[n].alt.actor}")
+                return Result("invariants", "witness", f"not inductive: after {action} and "
+                              f"the round transition it triggers, {bad} fails (from "
+                              f"{enc.describe(trace.values[0])})", clock.elapsed())
         if r == z3.unknown:
-            return Result("invariants", "unknown", "z3 gave up on the round transition",
-                          clock.elapsed())
+            return gave_up("after the round transition", bad)
     except Unsupported as exc:
         return Result("invariants", "unknown", f"not encoded: {exc}", clock.elapsed())
-    _INDUCTIVE[id(M)] = True
+    if not subset:
+        _INDUCTIVE[id(M)] = True
     return Result("invariants", "proved", f"inductive, so true in every reachable state: "
                   f"{', '.join(names) or 'no declared invariants'} (with the type invariant "
                   "and no round-end condition between actions)", clock.elapsed())
 
 
-def _round_after_actions(M: Machine, one: OneStep,
-                         clock: Clock, holds: Callable[[SymState, Ctx], Any]
-                         ) -> tuple[z3.CheckSatResult, Any, int, Any]:
+def _round_after_actions(M: Machine, one: OneStep, G: _Goals
+                         ) -> tuple[z3.CheckSatResult, str, int, Any]:
     """Whether some action, from a state satisfying the invariants (`one.pre`), ends a
-    round whose transition leads to a non-terminal state breaking them: (result, model,
-    action alternative, state after) for the first that does or cannot be decided."""
-    s = new_solver(clock)
+    round whose transition leads to a non-terminal state breaking them: (result, goal,
+    action alternative, model) for the first that does or cannot be decided."""
+    s = new_solver(G.clock)
     add_all(s, *one.pre)
-    r: z3.CheckSatResult = z3.unsat
     for n, part in enumerate(one.parts):
         if part.enabled is False:
             continue
         post, ends, over, rctx = one.after(n)
         qctx = Ctx(f"qr{n}")
-        keep = holds(post, qctx)
-        r = check_sat(s, clock, AND(step_ok(part, rctx), ends, NOT(over), *qctx.assume,
-                                 OR(NOT(keep), qctx.failing("undefined"))))
+        goals = list(G.of(post, qctx, part.ctx.sites + rctx.sites))
+        base = AND(step_ok(part, rctx), ends, NOT(over), *qctx.assume)
+        r, bad = G.first_failing(s, base, iter(goals))
         if r != z3.unsat:
-            return r, s.model() if r == z3.sat else None, n, post
-    return r, None, -1, None
+            return r, bad, n, s.model() if r == z3.sat else None
+    return z3.unsat, "", -1, None
+
+
+def related_invariants(game: model.Game, e: ir.Expr) -> list[str]:
+    """The spec's invariants that read a variable or zone family that `e` reads."""
+    def reads(x: ir.Expr) -> set[tuple[str, str]]:
+        return {("var", n.name) if isinstance(n, ir.Var) else ("zone", n.family)
+                for n in ir.walk(x) if isinstance(n, ir.Var | ir.Zone)}
+    mine = reads(e)
+    return [c.name for c in game.ir.invariants if reads(c.expr) & mine]
 
 
 def assume_invariants(game: model.Game, clock: Clock) -> bool:
@@ -159,3 +250,6 @@ def assume_invariants(game: model.Game, clock: Clock) -> bool:
     if id(M) not in _INDUCTIVE:
         _INDUCTIVE[id(M)] = invariants(game, limit=max(clock.left() / 2, 1.0)).status == "proved"
     return _INDUCTIVE[id(M)]
+
+
+

@@ -39,7 +39,7 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
     M = machine(game, split_params=True)
     enc = M.enc
     try:
-        one = OneStep.build(M, in_round=True, invariants=assumed)
+        one = OneStep.build(M, in_round=True, invariants=assumed, effects=False)
     except Unsupported as exc:
         return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
     s = new_solver(clock)
@@ -57,7 +57,8 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
     cex = enc.describe(enc.evaluate(m, one.s))
 
     def stuck(u: Unroller, k: int) -> Any:
-        parts = [M.action_part(u.states[k], alt, f"lm{k}_{n}") for n, alt in enumerate(M.alts())]
+        parts = [M.action_part(u.states[k], alt, f"lm{k}_{n}", effects=False)
+                 for n, alt in enumerate(M.alts())]
         return AND(NOT(u.states[k].term), *[NOT(AND(p.enabled, p.guard_ok)) for p in parts])
 
     try:

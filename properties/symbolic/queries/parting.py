@@ -178,8 +178,9 @@ class Leader(Ctx):
         self.corr = corr
         self._seen: Counter = Counter()
 
-    def fresh(self, what: str, key: tuple[str, ...] | None = None) -> Any:
-        v = super().fresh(what, key)
+    def fresh(self, what: str, boolean: bool = False,
+              key: tuple[str, ...] | None = None) -> Any:
+        v = super().fresh(what, boolean, key)
         if key is not None:
             k = self.corr.key(key)
             self.table[(k, self._seen[k])] = (v, what == "top")
@@ -197,8 +198,9 @@ class Follower(Ctx):
         self._seen: Counter = Counter()
         self.pairs: list[tuple[Any, Any]] = []
 
-    def fresh(self, what: str, key: tuple[str, ...] | None = None) -> Any:
-        v = super().fresh(what, key)
+    def fresh(self, what: str, boolean: bool = False,
+              key: tuple[str, ...] | None = None) -> Any:
+        v = super().fresh(what, boolean, key)
         if key is not None:
             lead = self.table.get((key, self._seen[key]))
             self._seen[key] += 1
@@ -279,12 +281,12 @@ class ProductStep:
         self.match = match_alts(Mo, Mn, renames)
         tables: dict[int, dict] = {n: {} for n in range(len(Mo.alts()))}
         self.old_parts: list[StepPart] = [
-            Mo.action_part(self.S, alt, f"{tag}.o{n}", Leader(f"{tag}.o{n}", tables[n], corr))
+            Mo.action_part(self.S, alt, f"{tag}.o{n}", ctx=Leader(f"{tag}.o{n}", tables[n], corr))
             for n, alt in enumerate(Mo.alts())]
         back = {m: n for n, m in self.match.items()}
         self.new_parts: list[StepPart] = [
             Mn.action_part(Sn, alt, f"{tag}.n{m}",
-                           Follower(f"{tag}.n{m}", tables.get(back.get(m, -1), {}), corr))
+                           ctx=Follower(f"{tag}.n{m}", tables.get(back.get(m, -1), {}), corr))
             for m, alt in enumerate(Mn.alts())]
         # the legal actions differ
         legal: list[Any] = []

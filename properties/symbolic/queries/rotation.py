@@ -80,6 +80,9 @@ def rotate_events(enc: Any, events: list, by: int = 1) -> list:
             case "move_all":
                 i, j, keep, kept, top = args
                 out.append((op, (perm[i], perm[j], keep, kept, top)))
+            case "deal" if len(args[1]) == 1:  # n items to one zone (Exec.take_many)
+                i, targets, n, hands, top, dst_tops = args
+                out.append((op, (perm[i], [perm[targets[0]]], n, hands, top, dst_tops)))
             case "deal":
                 i, targets, n, hands, top, dst_tops = args
                 hands = [hands[(p - by) % P] for p in range(P)]

@@ -14,34 +14,42 @@ from ..expressions import Ctx
 from ..state import model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
 from .common import (
+    SEARCH_BUDGET,
     TIME_LIMIT,
     Clock,
     OneStep,
     Result,
     add_all,
     bounded,
+    budget,
     check_sat,
     machine,
     new_solver,
+    step_ok,
 )
+from .invariants import assume_invariants
 from .unroll import Found, Unroller, bmc
 
 
 # ---------------------------------------------------------------------- supply
 @bounded
-def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
-    """Can a shared zone be asked for more than it holds in a legal game?"""
+def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
+           units: int | None = SEARCH_BUDGET) -> Result:
+    """Can a shared zone be asked for more than it holds in a legal game? The search from
+    a deal spends at most `units` of z3's resources (None: only the time limit)."""
     clock = Clock(limit)
+    assumed = assume_invariants(game, clock)
     M = machine(game)
     enc = M.enc
     try:
-        one = OneStep.build(M, in_round=True)
+        one = OneStep.build(M, in_round=True, invariants=assumed)
     except Unsupported as exc:
         return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
     s = new_solver(clock)
     add_all(s, *one.pre)
-    # one step from any well-formed state: which sites can run short at all? Actions
-    # first, then the round transition from any well-formed state where a round ends.
+    # one step from any well-formed state (satisfying the spec's invariants, once proved):
+    # which sites can run short at all? Actions first, then the round transition from any
+    # well-formed state where a round ends (or, if that fails, after any such action).
     sites: dict[str, list] = {}
     for part in one.parts:
         if part.enabled is False:
@@ -61,10 +69,12 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
     round_sites: dict[str, list] = {}
     for site, cond in rctx.short:
         round_sites.setdefault(site, []).append(cond)
+    after: list[str] = []  # may run short only from a round end no action leads to
     for site, conds in round_sites.items():
         sites.setdefault(site, [])
         if site not in possible and check_sat(r2, clock, OR(*conds)) != z3.unsat:
             possible.append(site)
+            after.append(site)
     never = sorted(set(sites) - set(possible))
     if not possible:
         return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
@@ -86,7 +96,10 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
         return AND(u.sub(k - 1, zterm(OR(*conds))), prev)
 
     try:
-        found = bmc(game, short, clock, max_depth, defined_last=False, min_depth=1)
+        # a witness first (most of the time); then, for the round transition's sites, a
+        # proof that no action from a state satisfying the invariants leads to a shortage
+        found = bmc(game, short, Clock(clock.left() * (1 - AFTER_SHARE)) if after and assumed
+                    else clock, max_depth, defined_last=False, min_depth=1, budget=budget(units))
         trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("supply", "unknown", f"not encoded: {exc}", clock.elapsed())
@@ -95,10 +108,45 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> 
         return Result("supply", "witness", f"{what} at '{trace.actions[-1]}' after {k} action(s) "
                       f"of a legal game (never short: {', '.join(never) or 'none'})",
                       clock.elapsed(), trace, k)
-    return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
-                  f"well-formed state, but not within {k - 1} action(s) of a deal (unknown at "
-                  f"bound {k}); never short: {', '.join(never) or 'none'}", clock.elapsed(),
-                  bound=k)
+    if assumed and after:
+        shown = [site for site in after if _never_after_actions(one, s, site, clock)]
+        never = sorted({*never, *shown})
+        possible = [site for site in possible if site not in shown]
+        if not possible:
+            return Result("supply", "proved", "no shared supply is ever asked for more than it "
+                          f"holds (sites: {', '.join(sorted(sites))}; the round transition's "
+                          "after any action from a state satisfying the spec's invariants)",
+                          clock.elapsed())
+    if k - 1 < 1:
+        return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
+                      "well-formed state; the search from a deal decided no depth; never "
+                      f"short: {', '.join(never) or 'none'}", clock.elapsed())
+    return Result("supply", "bounded", f"no shared supply runs short in any game up to "
+                  f"{k - 1} action(s) from the deal (the scoring they end included); beyond "
+                  f"that not decided: {', '.join(possible)} can run short from some "
+                  f"well-formed state; never short: {', '.join(never) or 'none'}",
+                  clock.elapsed(), bound=k - 1)
+
+
+#: The share of the time left for showing that a round-transition site cannot run short
+#: after any action, once the search for a witness (the rest) has found none.
+AFTER_SHARE = 0.25
+
+
+def _never_after_actions(one: OneStep, s: z3.Solver, site: str, clock: Clock) -> bool:
+    """Whether the round transition's `site` cannot run short after any action taken from
+    a state satisfying the proved invariants (`one.pre`, already in `s`): a round-end state
+    is never observed, so this, not any well-formed state, is where a round begins."""
+    for n, part in enumerate(one.parts):
+        if part.enabled is False:
+            continue
+        _, ends, _, rctx = one.after(n)
+        flags = [cond for name, cond in rctx.short if name == site]
+        if not flags:
+            continue
+        if check_sat(s, clock, AND(step_ok(part, rctx), ends, OR(*flags))) != z3.unsat:
+            return False
+    return True
 
 
 def _short_sites(found: Found, sites: list[str]) -> str:

@@ -20,7 +20,7 @@ from ..machine import Machine
 from ..state import Event, SymState, model_value
 from ..terms import AND, EQ, NOT, OR, zterm
 from ..witness import Trace, events_in_model, finish
-from .common import Clock, action_parts, add_all, check_sat, machine, new_solver
+from .common import Budget, Clock, action_parts, add_all, check_sat, machine, new_solver
 
 
 # ---------------------------------------------------------------------- BMC
@@ -115,11 +115,12 @@ def template(M: Machine) -> StepTemplate:
 class Unroller:
     """Bounded model checking from the symbolic deal (Game.initial_state)."""
 
-    def __init__(self, game: model.Game, clock: Clock) -> None:
+    def __init__(self, game: model.Game, clock: Clock, budget: Budget | None = None) -> None:
         self.game = game
         self.M = M = machine(game)
         self.enc = M.enc
         self.clock = clock
+        self.budget = budget  # z3's resource units for all checks (None: the clock only)
         self.s = new_solver(clock)
         ctx = Ctx("init")
         init = M.initial(ctx)
@@ -170,6 +171,8 @@ class Unroller:
         extra = [target]
         if defined_last and self.defined:
             extra.append(self.defined[-1])
+        if self.budget is not None:
+            return self.budget.check(self.s, self.clock, *extra)
         return check_sat(self.s, self.clock, *extra)
 
     def sub_many(self, k: int, xs: list) -> list:
@@ -278,11 +281,13 @@ class OneRound:
     that step-by-step search cannot. The start is the symbolic first deal, or (`any`) a
     round start from an arbitrary well-formed state between rounds."""
 
-    def __init__(self, game: model.Game, clock: Clock, start: str) -> None:
+    def __init__(self, game: model.Game, clock: Clock, start: str,
+                 budget: Budget | None = None) -> None:
         self.game = game
         self.M = M = machine(game)
         self.enc = enc = M.enc
         self.clock = clock
+        self.budget = budget  # z3's resource units for all checks (None: the clock only)
         self.t = template(M)
         self.s = new_solver(clock)
         self.start = start
@@ -336,7 +341,9 @@ class OneRound:
         core, ends, rdefined, over = substitute_many(
             rpairs, [t.round_core, t.ends, t.round_defined, t.over])
         self.s.add(core, ends, rdefined)
-        r = check_sat(self.s, self.clock, target(self, nxt, over))
+        goal = target(self, nxt, over)
+        r = (self.budget.check(self.s, self.clock, goal) if self.budget is not None
+             else check_sat(self.s, self.clock, goal))
         m = self.s.model() if r == z3.sat else None
         self.s.pop()
         return r, (m, nxt, rpairs)
@@ -382,13 +389,14 @@ class OneRound:
 def one_round(game: model.Game, clock: Clock, start: str,
               target: Callable[[OneRound, SymState, Any], Any], slots: int,
               shortest: bool = False, start_condition: ir.Expr | None = None,
-              invariants: bool = False) -> tuple[OneRound, int, Any]:
+              invariants: bool = False, budget: Budget | None = None
+              ) -> tuple[OneRound, int, Any]:
     """A round of at most `slots` actions meeting target: (search, slots checked, (model,
     next round start, mapping)), the model None if there is none or time ran out.
     `shortest` checks every length from 1 (each refutation costs; off, one check).
     `invariants`: the round start satisfies the spec's invariants (sound only once they
     are proved inductive: then every reachable state between actions does)."""
-    o = OneRound(game, clock, start)
+    o = OneRound(game, clock, start, budget)
     if start_condition is not None:
         ctx = Ctx("sc")
         add_all(o.s, o.M.condition(start_condition, o.states[0], ctx), ctx.defined("undefined"),
@@ -423,10 +431,12 @@ class Found:
 
 
 def bmc(game: model.Game, target: Callable[[Unroller, int], Any], clock: Clock,
-        max_depth: int = 60, defined_last: bool = True, min_depth: int = 0) -> Found:
+        max_depth: int = 60, defined_last: bool = True, min_depth: int = 0,
+        budget: Budget | None = None) -> Found:
     """The shortest k with target(u, k) satisfiable, its trace replayed on the concrete
-    model; or, with no trace, the depth up to which none exists."""
-    u = Unroller(game, clock)
+    model; or, with no trace, the depth up to which none exists (with a `budget`, the
+    depth reached does not depend on the machine's load)."""
+    u = Unroller(game, clock, budget)
     last = 0.0  # seconds the last step took to add: z3 cannot interrupt adding one
     for k in range(max_depth + 1):
         while u.depth < k:

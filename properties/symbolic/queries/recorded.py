@@ -1,0 +1,107 @@
+"""A witness the spec records for an expected z3 failure (`expect: [{property: ...,
+witness: FILE}]`), replayed on the concrete model: exact, and far faster than finding it
+again within the time limit (LAMA's three-player game cycle took z3 26 minutes to find).
+
+A game cycle must come back to a round start it has been at, a round cycle to a state it
+has been at within the same round. Only a replay that shows the failure counts; one that
+does not (the rules changed, the file is for other readings) is ignored and the query
+searches as usual.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import model
+from model.ir import expectation_for
+
+from ...concrete import trace as tr
+
+
+def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
+    """The replay file the spec records for the expected failure of `prop` at this player
+    count and choice of variants: (the path as the spec writes it, its contents), or None
+    (no such file, or one for another configuration)."""
+    e = expectation_for(game.ir, prop)
+    if e is None or e.result != "fail" or not e.witness:
+        return None
+    path = _inside_repository(game.ir.file, e.witness)
+    if path is None:
+        return None
+    try:
+        data = tr.read_replay(path)
+    except model.SpecError:
+        return None
+    if data["players"] != game.ir.players:
+        return None
+    try:  # the replay names the readings it chose; the others are the defaults
+        chosen = model.load(game.ir.file, players=data["players"], variants=data["variants"])
+    except model.SpecError:
+        return None
+    if chosen.ir.chosen != game.ir.chosen:
+        return None
+    return e.witness, data
+
+
+def _inside_repository(spec_file: str, witness: str) -> Path | None:
+    """`witness` (a path from the repository root, the folder above the spec's) if it is a
+    file there; a path leaving that folder is not followed (a spec is untrusted input)."""
+    root = Path(spec_file).resolve().parent.parent
+    path = (root / witness).resolve()
+    if Path(witness).is_absolute() or not path.is_relative_to(root) or not path.is_file():
+        return None
+    return path
+
+
+def round_starts(game: model.Game, data: dict) -> list[tuple[int, model.State]]:
+    """The replay played on `game` (raises IllegalAction at a step the rules refuse): the
+    state it starts from and each state where a round has just begun, with the number of
+    actions taken to reach it."""
+    state, chance = tr.start(game, data)
+    out = [(0, state)]
+    for n, text in enumerate(data["actions"], 1):
+        nxt = state.apply(game.parse_action(text), chance=chance)
+        if nxt.round != state.round:
+            out.append((n, nxt))
+        state = nxt
+    return out
+
+
+def repeated_start(game: model.Game, data: dict, skip: frozenset[str]
+                   ) -> tuple[int, int] | None:
+    """Two round starts of the replay with equal states (the variables in `skip` and the
+    chance's position aside), as (actions to the first, actions to the second)."""
+    seen: dict[str, int] = {}
+    for n, state in round_starts(game, data):
+        key = _key(state, skip)
+        if key in seen:
+            return seen[key], n
+        seen[key] = n
+    return None
+
+
+def repeated_in_round(game: model.Game, data: dict) -> tuple[int, int] | None:
+    """Two states of the replay, within one round, that are equal (the chance's position
+    aside), as (actions to the first, actions to the second)."""
+    state, chance = tr.start(game, data)
+    seen = {_key(state, frozenset()): 0}
+    for n, text in enumerate(data["actions"], 1):
+        nxt = state.apply(game.parse_action(text), chance=chance)
+        if nxt.round != state.round or nxt.is_terminal:
+            seen = {}
+        key = _key(nxt, frozenset())
+        if key in seen:
+            return seen[key], n
+        seen[key] = n
+        state = nxt
+    return None
+
+
+def _key(state: model.State, skip: frozenset[str]) -> str:
+    d = state.to_dict()
+    d.pop("step", None)  # the chance's position, not the game's
+    for name in skip:
+        d.pop(name, None)
+        d["vars"].pop(name, None)
+    return repr(sorted(d.items()))
+

@@ -1,0 +1,79 @@
+"""`rulespec bench` with a hand-written yardstick: what it prints and how it measures.
+
+No timings are asserted (speed is a benchmark, not a test): the ratio printed must be
+the ratio of the rates printed, the three ways of playing must take turns, and a bad
+yardstick file must be a clear error.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from properties.cli import bench, main
+
+ROOT = Path(__file__).resolve().parent.parent
+YARDSTICK = ROOT / "benchmarks" / "handwritten_lama.py"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def rate(out: str, label: str) -> float:
+    m = re.search(rf"^{re.escape(label)}.*?: ([\d,]+) actions/s, [\d,.]+ games/s", out, re.M)
+    assert m, out
+    return float(m.group(1).replace(",", ""))
+
+
+def test_bench_prints_the_yardstick_and_the_ratio() -> None:
+    code, out, err = run("bench", "lama", "-p", "3", "--seconds", "0.2",
+                         "--yardstick", str(YARDSTICK))
+    assert code == 0, err
+    api, hand = rate(out, "State API"), rate(out, "hand-written")
+    in_place = rate(out, "in-place")
+    shown = float(re.search(r"^State API / hand-written: ([\d.]+)×$", out, re.M).group(1))
+    assert shown == pytest.approx(hand / api, abs=0.051)  # rates are printed rounded
+    shown = float(re.search(r"^in-place / hand-written: ([\d.]+)×$", out, re.M).group(1))
+    assert shown == pytest.approx(hand / in_place, abs=0.051)
+
+
+def test_the_ways_of_playing_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    turns: list[str] = []
+    take_turn = bench.Tally.take_turn
+
+    def recorded(self: bench.Tally, seconds: float) -> None:
+        turns.append(self.label.split()[0])
+        take_turn(self, seconds)
+
+    monkeypatch.setattr(bench.Tally, "take_turn", recorded)
+    monkeypatch.setattr(bench, "TURN", 0.02)
+    list(bench.run_bench("lama", 2, 0.1, 0, {}, YARDSTICK))
+    assert turns[:6] == ["State", "in-place", "hand-written"] * 2
+
+
+def test_the_yardstick_script_still_runs_alone() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(YARDSTICK), "3", "0.1"], capture_output=True,
+                          text=True, check=True)
+    assert re.search(r"hand-written LAMA, 3 players: [\d,]+ actions/s", done.stdout)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("def play(rng, players):\n    return 1\n", "must define game(rng, players)"),
+    ("def game(rng, players):\n    return 1 / 0\n", "game() failed: ZeroDivisionError"),
+    ("def game(rng, players):\n    return 'ten'\n", "must return its number of actions"),
+    ("def game(rng, players)\n", "could not be loaded: SyntaxError"),
+])
+def test_a_bad_yardstick_is_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(text)
+    code, _, err = run("bench", "lama", "-p", "2", "--seconds", "0.05", "--yardstick", str(path))
+    assert code == 2
+    assert message in err and "Traceback" not in err
