@@ -134,9 +134,11 @@ def _before(p: Parting) -> str:
 
 def _store_path(faq: GameFaq, name: str) -> str:
     assert faq.store is not None
+    if not faq.store.is_absolute():  # as the user named it
+        return (faq.store / name).as_posix()
     path = (faq.store / name).resolve()
     root = faq.spec.resolve().parent.parent  # the project the spec belongs to
-    return str(path.relative_to(root)) if root in path.parents else str(path)
+    return path.relative_to(root).as_posix() if root in path.parents else str(path)
 
 
 def what_differs(q: Question, p: Parting) -> str:
