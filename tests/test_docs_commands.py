@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,6 +240,24 @@ def witness_replayed(result: Result, folder: Path) -> None:
     assert "reproduced" not in result.stdout
 
 
+def PUBLISHED_PARTINGS(folder: Path) -> None:
+    """The published FAQ's stored parting games, as docs/publishing.md has them."""
+    shutil.copytree(ROOT / "docs" / "faq" / "partings", folder / "docs" / "faq" / "partings")
+
+
+def published_faq(result: Result, folder: Path) -> None:
+    """From the stored results nothing is searched, and the FAQ is the published one."""
+    faq_of_every_spec(result, folder)
+    for game in GAMES:
+        assert (folder / "docs" / "faq" / f"{game}.md").read_text(encoding="utf-8") == (
+            ROOT / "docs" / "faq" / f"{game}.md").read_text(encoding="utf-8")
+
+
+def faq_site(result: Result, folder: Path) -> None:
+    pages = {p.name for p in (folder / "site").glob("*.html")}
+    assert {"index.html", *(f"{g}.html" for g in GAMES)} <= pages, pages
+
+
 def faq_of_every_spec(result: Result, folder: Path) -> None:
     written = sorted(p.stem for p in (folder / "docs" / "faq").glob("*.md"))
     assert written == GAMES
@@ -322,9 +341,8 @@ COMMANDS: dict[str, Doc] = {
     "rulespec stats lama -p 4 --html stats.html": Doc(
         reduce={"--budget": "2"}, why="at most 60 s by default: 2 s (±1 pp takes about 14,000 games)",
         check=stats_report("stats.html", stopped_by=BUDGET_OR_PRECISION)),
-    "rulespec faq --out docs/faq": Doc(
-        reduce={"--games": "1"}, why="40 random games per pair of readings take 2 minutes",
-        check=faq_of_every_spec),
+    "rulespec faq --partings docs/faq/partings --out docs/faq": Doc(
+        setup=(PUBLISHED_PARTINGS,), check=published_faq),
     "rulespec show-code lama -p 4": Doc(check=python_source),
     "rulespec bench lama -p 4 --yardstick benchmarks/handwritten_lama.py": Doc(
         setup=(lambda f: (f / "benchmarks").mkdir(),
@@ -392,6 +410,19 @@ COMMANDS: dict[str, Doc] = {
         setup=(DESIGNERS_COPY,), reduce={"--games": "200"},
         why="games until ±1 pp take up to 60 s; 200 games make every report",
         check=stats_report("stats.html", "stats.md", "stats.json", stopped_by="a fixed number of games")),
+    # docs/publishing.md
+    "rulespec faq --partings docs/faq/partings --html site/": Doc(
+        setup=(PUBLISHED_PARTINGS,), check=faq_site),
+    "rulespec faq lama": Doc(
+        reduce={"--z3-timeout": "0", "--games": "5", "--examples": "0",
+                "--statistics-games": "0"},
+        why="the whole search (z3, 300 games, statistics per reading) takes minutes",
+        check=stdout_has("# L.L.A.M.A. (LAMA): clarified rules", "**Ruling: `ender`.**")),
+    "rulespec replay docs/faq/partings/lama-empty_stock-reshuffle.yaml": Doc(
+        setup=(PUBLISHED_PARTINGS,), check=stdout_has("149. p1: draw")),
+    "rulespec replay docs/faq/partings/lama-empty_stock-reshuffle.yaml "
+    "--variant empty_stock=reshuffle": Doc(
+        setup=(PUBLISHED_PARTINGS,), check=stdout_has("149. p1: draw")),
     # docs/symbolic.md
     "rulespec check lama": Doc(
         reduce={"-p": "2", "--games": "5", "--profile": "none", "--z3-timeout": "10"},

@@ -1,50 +1,134 @@
-"""The FAQ: every ambiguity appears, and each example really is a place where the
-readings part (replayed here independently of the FAQ code's own comparison)."""
+"""The FAQ: every ambiguity appears with its ruling; the published FAQ (docs/faq) is what the
+stored parting games give for today's specs; every stored parting game parts the readings
+exactly at its end (replayed here with the test's own comparison); no entry rests on
+random games finding nothing; and the store is reused only while the rules are the same."""
 
 from __future__ import annotations
 
-import random
+import shutil
+from pathlib import Path
+
+import pytest
+from test_diff import assert_parts_at_the_end
 
 import model
-from model import ir
+from model import SpecError, ir
+from model.schema import SPEC_DIR
+from properties.concrete import trace as tr
+from properties.faq import partings
 from properties.faq.entries import build
 from properties.faq.markdown import render
-from properties.faq.search import find_divergence
+
+GAMES = sorted(p.stem for p in SPEC_DIR.glob("*.yaml"))
+PUBLISHED = SPEC_DIR.parent / "docs" / "faq"
+STORE = PUBLISHED / "partings"
 
 
-def test_faq_lists_every_ambiguity_with_its_ruling() -> None:
-    text = render(build("lama", players=3, games=5))
-    g = model.load_ir("lama", players=3)
-    for amb in g.ambiguities:
-        assert f"id `{amb.id}`" in text
-        assert f"**Ruling: `{amb.default}`.**" in text
+def _ambiguities(game: str) -> list[ir.Ambiguity]:
+    return list(model.load_ir(game, players=model.loader.any_player_count(game)).ambiguities)
 
 
-def _amb(game_id: str, amb_id: str) -> ir.Ambiguity:
-    return next(a for a in model.load_ir(game_id, players=3).ambiguities if a.id == amb_id)
+@pytest.mark.parametrize("game", GAMES)
+def test_the_published_faq_is_what_the_stored_partings_give_today(game: str) -> None:
+    """A spec edited without publishing the FAQ again fails here (the stored results are
+    keyed by the rules), and so does a stored game that no longer parts the readings."""
+    faq = build(game, store=STORE, stored_only=True)
+    assert render(faq) == (PUBLISHED / f"{game}.md").read_text(encoding="utf-8"), (
+        f"docs/faq/{game}.md is not what `rulespec faq {game} --partings docs/faq/partings "
+        "--out docs/faq` writes")
+    for amb in _ambiguities(game):
+        assert f"id `{amb.id}`" in render(faq)
+        assert f"**Ruling: `{amb.default}`.**" in render(faq)
 
 
-def test_divergence_replays_from_seed_and_actions() -> None:
-    amb = _amb("lama", "next_round_starter")
-    found = find_divergence("lama", 3, amb, "first_seat", games=10)
-    assert found is not None and found.seed is not None
-    base = model.load("lama", players=3)
-    other = model.load("lama", players=3, variants={"next_round_starter": "first_seat"})
-    rng = random.Random(found.seed)
-    state = base.initial_state(found.seed)
-    for text in found.actions:  # the same random game `rulespec play --seed` plays
-        actions = state.legal_actions()
-        assert str(actions[rng.randrange(len(actions))]) == text
-        state = state.apply(base.parse_action(text))
-    twin = other.state_from_dict(state.to_dict())
-    mine = base.state_from_dict(state.to_dict())
-    parted = any(mine.apply(base.parse_action(str(a))).to_dict()
-                 != twin.apply(other.parse_action(str(a))).to_dict()
-                 for a in mine.legal_actions())
-    assert parted or [str(a) for a in mine.legal_actions()] != [
-        str(a) for a in twin.legal_actions()]
+def _stored(game: str) -> dict[str, dict]:
+    return model.source.read_yaml(STORE / f"{game}.yaml").data["readings"]
 
 
-def test_same_reading_never_diverges() -> None:
-    amb = _amb("lama", "chip_exchange")
-    assert find_divergence("lama", 3, amb, amb.default, games=3) is None
+@pytest.mark.parametrize("game", GAMES)
+def test_every_stored_parting_game_parts_the_readings_at_its_last_step(game: str) -> None:
+    readings = _stored(game)
+    assert set(readings) == {f"{a.id}={v.name}" for a in _ambiguities(game)
+                             for v in a.variants if v.name != a.default}
+    for key, entry in readings.items():
+        if entry["status"] != "parted":
+            continue
+        amb_id, reading = key.split("=")
+        ruling = next(a.default for a in _ambiguities(game) if a.id == amb_id)
+        assert_parts_at_the_end(STORE / entry["replay"], game, game, {amb_id: ruling},
+                                {amb_id: reading})
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_entry_says_only_that_random_games_found_nothing(game: str) -> None:
+    for key, entry in _stored(game).items():
+        assert entry["status"] in ("parted", "proved_same", "bounded"), (key, entry)
+        if entry["status"] == "bounded":
+            assert "behave alike (z3)" in entry["shown"], (key, entry)
+
+
+def test_a_reading_that_changes_only_the_winners_is_told_apart() -> None:
+    """LAMA's chip_shortage=forfeit changes only what a short pool does to the scores, so
+    the first difference is in the scores and the winners, at the end of a game."""
+    entry = _stored("lama")["chip_shortage=forfeit"]
+    assert entry["status"] == "parted"
+    data = tr.read_replay(STORE / entry["replay"])
+    old = tr.replay({**data, "variants": {"chip_shortage": "owe"}})[1]
+    new = tr.replay({**data, "variants": {"chip_shortage": "forfeit"}})[1]
+    assert old[-1].is_terminal and new[-1].is_terminal
+    assert list(old[-1].winners) != list(new[-1].winners)
+    assert [str(a) for a in old[-2].legal_actions()] == [str(a) for a in new[-2].legal_actions()]
+
+
+def _copy_lama(tmp_path: Path, edit: tuple[str, str] | None = None) -> Path:
+    shutil.copytree(SPEC_DIR / "rulebooks", tmp_path / "spec" / "rulebooks")
+    text = (SPEC_DIR / "lama.yaml").read_text(encoding="utf-8")
+    if edit is not None:
+        assert edit[0] in text
+        text = text.replace(edit[0], edit[1], 1)
+    target = tmp_path / "spec" / "lama.yaml"
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def test_the_stored_results_are_keyed_by_the_rules_not_the_prose(tmp_path: Path) -> None:
+    amb = next(a for a in _ambiguities("lama") if a.id == "next_round_starter")
+    how = partings.Search()
+    key = partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 3], how)
+    reworded = _copy_lama(tmp_path / "a", (amb.question, amb.question + " (reworded)"))
+    assert partings.digest(reworded, amb, "first_seat", [4, 3], how) == key
+    assert partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 3],
+                           partings.Search(z3_limit=1)) != key
+    assert partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 5], how) != key
+    changed = _copy_lama(tmp_path / "b", ("points: 10, copies: 8", "points: 7, copies: 8"))
+    assert partings.digest(changed, amb, "first_seat", [4, 3], how) != key
+    with pytest.raises(SpecError, match="no stored parting game"):
+        build(str(changed), store=STORE, stored_only=True)
+
+
+def test_a_search_stores_its_games_and_the_next_build_replays_them(tmp_path: Path) -> None:
+    how = partings.Search(z3_limit=0, games=30, examples=0, statistics_games=0)
+    said: list[str] = []
+    first = build("lama", players=3, search=how, store=tmp_path, say=said.append)
+    assert any("random games" in m for m in said)
+    again: list[str] = []
+    second = build("lama", players=3, search=how, store=tmp_path, say=again.append)
+    assert not any("random games" in m for m in again)
+    assert render(first) == render(second)
+    for q in first.questions:
+        for p in q.partings:
+            if p.status == "parted":
+                assert (tmp_path / str(p.replay)).exists()
+            else:  # no z3 here, so what was shown is a number of games
+                assert p.status == "none_in_games" and "random games" in p.shown
+    # a stored game that no longer parts the readings is searched again, not shown
+    (name,) = [p.replay for q in first.questions for p in q.partings
+               if q.id == "next_round_starter" and p.reading == "first_seat"]
+    data = tr.read_replay(tmp_path / str(name))
+    (tmp_path / str(name)).unlink()
+    tr.write_replay(tmp_path / str(name), spec=data["spec"], players=data["players"],
+                    seed=data["seed"], variants=data["variants"], actions=data["actions"][:-1])
+    redo: list[str] = []
+    build("lama", players=3, search=how, store=tmp_path, say=redo.append)
+    assert any(m.startswith("next_round_starter=first_seat") and "random games" in m
+               for m in redo)

@@ -512,26 +512,49 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
 @click.option("--html", "html_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
               help="Write the FAQ as a static site into this folder: index.html, a page per "
                    "game and an annotated page per rulebook.")
-@click.option("--games", type=COUNT, default=40, show_default=True,
-              help="Random games searched for a situation where two readings part.")
+@click.option("--partings", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Keep each reading's parting game here (docs/faq/partings for the published "
+                   "FAQ): results stored for the same rules are reused, their games replayed; "
+                   "the rest are searched and stored.")
+@click.option("--z3-timeout", type=click.FloatRange(0, 3600), default=20.0, show_default=True,
+              help="Seconds z3 may search both readings for a parting game, per player count "
+                   "(0: no z3).")
+@click.option("--games", type=click.IntRange(0, 100_000), default=200, show_default=True,
+              help="Random games played on both readings in lock-step where z3 finds nothing.")
+@click.option("--examples", type=click.IntRange(0, 100_000), default=100, show_default=True,
+              help="Hypothesis-generated games, after the random ones.")
+@click.option("--statistics-games", type=click.IntRange(0, 1_000_000), default=1000,
+              show_default=True,
+              help="Games per policy on both readings for the play statistics of each reading "
+                   "that parts from the ruling (0: no statistics).")
 def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir: Path | None,
-        games: int) -> None:
-    """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and an
-    example where the readings part, then every clarification with its example (default:
-    every spec in spec/)."""
+        partings: Path | None, z3_timeout: float, games: int, examples: int,
+        statistics_games: int) -> None:
+    """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and the
+    shortest game where each other reading parts from the ruling (or what was proved where
+    they never part), then every clarification with its example (default: every spec in
+    spec/).
+
+    Each reading's parting game is searched with z3 on both readings at once, then with
+    games played on both in lock-step (as `rulespec diff` does); this takes minutes per game
+    — keep the results with --partings to publish again in seconds."""
     from ..faq import entries, markdown, site
+    from ..faq.partings import Search
 
     paths = list(specs) or [str(p) for p in all_specs()]
-    for folder in (out, html_dir):  # before the slow part: a place we cannot write is said at once
+    for folder in (out, html_dir, partings):  # a place we cannot write is said at once
         if folder is None:
             continue
         _write(lambda p: p.mkdir(parents=True, exist_ok=True), folder)
         if not os.access(folder, os.W_OK):
             raise model.SpecError(model.Where(str(folder)), "cannot write here: permission denied")
+    how = Search(z3_limit=z3_timeout, games=games, examples=examples,
+                 statistics_games=statistics_games)
     faqs = []
     for spec in paths:
         click.echo(f"faq: {spec}", err=True)
-        faqs.append(entries.build(spec, players=players, games=games))
+        faqs.append(entries.build(spec, players=players, search=how, store=partings,
+                                  say=lambda m: click.echo(f"  {m}", err=True)))
     if html_dir is not None:
         written = _write(lambda p: site.write_site(faqs, p), html_dir)
         click.echo(f"wrote {len(written)} pages into {html_dir} (open {html_dir / 'index.html'})",

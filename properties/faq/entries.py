@@ -2,8 +2,8 @@
 
 `build` reads the spec once: every ambiguity, gap, conflict, assumption and option
 becomes a `Question` with its readings, the ruling and, for each other reading, a
-`Parting` — where that reading parts from the ruling, or what was shown when it does
-not — and every citation is kept for the annotated rulebook.
+`Parting` (`partings.py`) — where that reading parts from the ruling, or what was shown
+when it does not — and every citation is kept for the annotated rulebook.
 """
 
 from __future__ import annotations
@@ -18,48 +18,15 @@ from model.loader import _read_spec, any_player_count, find_rulebook, rulebook_f
 from model.source import read_text
 
 from ..concrete.clarify import read_situation, situation_path
+from . import effects, partings
 from .citations import Citation, citations
-from .search import Divergence, example_divergence, find_divergence
+from .partings import Parting, Say, Search, Store
 
 KIND_WORDS = {"ambiguity": "Ambiguity (two readings of the text)",
               "gap": "Gap (the text is silent)",
               "conflict": "Conflict (the sources disagree)",
               "assumption": "Assumption (a fact from outside the text)",
               "option": "Option (a choice the rules offer)"}
-
-
-@attrs.frozen
-class Step:
-    """One action of an example game: who took it and what it was."""
-
-    player: int
-    action: str
-
-
-@attrs.frozen
-class Parting:
-    """Where `reading` parts from the ruling, or what was shown when it does not.
-
-    `status`: `parted` (an example follows), `different_components` (the readings
-    set up different cards or tokens), or `not_found` (`shown` says what was searched).
-    For `parted`: the game from the deal (`seed`) or a situation file, the actions
-    before the parting step, the state there, the legal actions each reading allows,
-    and — when those agree — the action whose outcome differs and how.
-    """
-
-    reading: str
-    status: str
-    shown: str
-    players: int | None = None
-    seed: int | None = None
-    situation: str | None = None
-    steps: tuple[Step, ...] = ()
-    active: int | None = None
-    state: dict = attrs.field(factory=dict, eq=False)
-    ruling_legal: tuple[str, ...] = ()
-    reading_legal: tuple[str, ...] = ()
-    action: str | None = None
-    differences: tuple[tuple[str, str, str], ...] = ()  # (what, under the ruling, this reading)
 
 
 @attrs.frozen
@@ -103,6 +70,7 @@ class GameFaq:
     questions: tuple[Question, ...]
     citations: tuple[Citation, ...]
     answered: tuple[Answered, ...] = ()
+    store: Path | None = None  # where the parting games' replay files are
 
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
@@ -113,20 +81,37 @@ class GameFaq:
                         + ", ".join(map(str, rulebook_folders(str(self.spec)))))
 
 
-def build(spec: str, *, players: int | None = None, games: int = 40) -> GameFaq:
+def build(spec: str, *, players: int | None = None, search: Search | None = None,
+          store: Path | None = None, stored_only: bool = False, say: Say | None = None
+          ) -> GameFaq:
     """The FAQ of `spec` (a path or a game id), its examples at `players` (default 4, or the
-    nearest count the game allows)."""
+    nearest count the game allows) where a reading parts there, else at another count.
+
+    With `store`, results stored there for the same rules are read back (their parting
+    games replayed) and the rest searched and stored; with `stored_only`, a reading with no
+    current stored result is an error instead (for tests of the published FAQ)."""
     path = model.resolve_spec_path(spec)
     n = players if players is not None else _default_players(path)
     g = model.load_ir(path, players=n)
-    questions = tuple(
-        Question(a.id, a.kind, a.question, a.cite, a.variants, a.default, a.rationale,
-                 tuple(_parting(path, a, v.name, n, games) for v in a.variants
-                       if v.name != a.default))
-        for a in g.ambiguities)
-    return GameFaq(g.id, g.title, path, g.sources, n, questions,
+    how = search or Search()
+    kept = Store(store, path.stem) if store is not None else None
+    tell = say or (lambda _m: None)
+    questions = []
+    for a in g.ambiguities:
+        others = [v.name for v in a.variants if v.name != a.default]
+        found = []
+        for reading in others:
+            tell(f"{g.id}: {a.id}={reading}")
+            shown = _parting(path, g, a, reading, n, how, kept, stored_only, tell)
+            found.append(attrs.evolve(shown, properties=effects.property_changes(g, a, reading)))
+        questions.append(Question(a.id, a.kind, a.question, a.cite, a.variants, a.default,
+                                  a.rationale, tuple(found)))
+    if kept is not None and not stored_only:
+        kept.save()
+    return GameFaq(g.id, g.title, path, g.sources, n, tuple(questions),
                    tuple(citations(_read_spec(path))),
-                   tuple(_answered(path, c) for c in g.clarifications))
+                   tuple(_answered(path, c) for c in g.clarifications),
+                   store)
 
 
 def _answered(path: Path, c: ir.Clarification) -> Answered:
@@ -140,61 +125,74 @@ def _default_players(path: Path) -> int:
     return max(g.min_players, min(4, g.max_players))
 
 
-def _parting(path: Path, amb: ir.Ambiguity, reading: str, players: int, games: int) -> Parting:
-    found = example_divergence(path, amb, reading) if amb.example else None
-    if found is None:
-        found = find_divergence(str(path), players, amb, reading, games=games)
-    if found is None:
-        return Parting(reading, "not_found", f"no situation where they part was found in "
-                                             f"{games} random games")
-    if found.seed is None and found.situation is None:
-        return Parting(reading, "different_components", found.detail)
-    return _from_divergence(path, amb, found, found.players or players)
+def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players: int,
+             how: Search, store: Store | None, stored_only: bool, say: Say) -> Parting:
+    """A reading's parting game: stored, else searched (and stored)."""
+    counts = partings.counts_to_try(g, players)
+    key = partings.digest(path, amb, reading, counts, how)
+    entry = store.get(amb, reading, key) if store is not None else None
+    if entry is not None and entry.get("status") == "bounded" and not stored_only \
+            and entry.get("proof_limit") != how.proof_limit:
+        entry = None  # reached a bound with another proof time: search again
+    if entry is not None:
+        shown = _stored(store, entry, amb, reading)
+        if shown is not None:
+            stats = entry.get("statistics")
+            if (shown.parted and not stored_only and how.statistics_games
+                    and (not isinstance(stats, dict) or stats.get("games") != how.statistics_games)):
+                effect = _effect(path, amb, reading, shown, how, say)
+                entry["statistics"] = effect.to_data()
+                shown = attrs.evolve(shown, effect=effect)
+            store.keep(amb, reading)
+            return shown
+    if stored_only:
+        raise SpecError(Where(str(path)), f"no stored parting game for {amb.id}={reading} "
+                        "matches the rules (the spec changed since the FAQ was published): run "
+                        f"rulespec faq {path.stem} --partings {store.folder if store else 'DIR'}")
+    found, tried = partings.search(path, amb, reading, counts, how, say)
+    if found is not None:
+        data = partings.replay_data(path, amb, found)
+        name = f"{path.stem}-{amb.id}-{reading}.yaml"
+        shown = partings.from_replay(data, name, amb, reading, found.how)
+        if shown is not None:
+            effect = _effect(path, amb, reading, shown, how, say) if how.statistics_games \
+                else None
+            if store is not None:
+                entry = {"digest": key, "status": "parted", "how": found.how}
+                if effect is not None:
+                    entry["statistics"] = effect.to_data()
+                store.put(amb, reading, entry, data)
+            return attrs.evolve(shown, effect=effect)
+        tried.append(attrs.evolve(found, status="none_in_games",
+                                  detail=f"{found.detail}, but its game does not replay"))
+    verdict = partings.not_parted(reading, tried)
+    if store is not None:
+        store.put(amb, reading, {"digest": key, "status": verdict.status, "how": verdict.how,
+                                 "shown": verdict.shown, "proof_limit": how.proof_limit}, None)
+    return verdict
 
 
-def _from_divergence(path: Path, amb: ir.Ambiguity, d: Divergence, players: int) -> Parting:
-    """Replays a divergence under the ruling to recover who acted, and the state there."""
-    game = model.load(str(path), players=players)
-    other = model.load(str(path), players=players, variants={amb.id: d.variant})
-    if d.situation is not None:
-        from model.source import read_yaml
-
-        data = read_yaml(d.situation).data
-        state = game.state_from_dict(data.get("situation", data), d.situation)
-    else:
-        state = game.initial_state(d.seed or 0)
-    steps = []
-    for text in d.actions:
-        steps.append(Step(state.active_player, text))
-        state = state.apply(game.parse_action(text))
-    action, differences = None, ()
-    if d.ruling_legal == d.variant_legal and d.detail.startswith("after "):
-        action = d.detail[len("after "):].split(":", 1)[0]
-        # Both sides from the same written-down situation, so both draw the same chance.
-        mine = game.state_from_dict(state.to_dict()).apply(game.parse_action(action)).to_dict()
-        twin = other.state_from_dict(state.to_dict(), checked=False)  # the ruling's state
-        theirs = twin.apply(other.parse_action(action)).to_dict()
-        differences = tuple(_differences(game, mine, theirs))
-    return Parting(d.variant, "parted", "", players, d.seed, d.situation, tuple(steps),
-                   state.active_player, state.to_dict(), d.ruling_legal, d.variant_legal,
-                   action, differences)
+def _effect(path: Path, amb: ir.Ambiguity, reading: str, shown: Parting, how: Search,
+            say: Say) -> effects.Effect:
+    """The play statistics of both readings where they part."""
+    n = shown.players or 2
+    say(f"{amb.id}={reading}: {how.statistics_games} games per policy on both readings, "
+        f"{n} players")
+    return effects.statistics_effect(path, amb, reading, n, how.statistics_games)
 
 
-def _differences(game: model.Game, a: dict, b: dict) -> list[tuple[str, str, str]]:
-    """What differs between two situations, per player or index where a family differs."""
-    families = {z.name for z in game.ir.zones if z.per} | {v.name for v in game.ir.vars if v.per}
-    out = []
-    for key in ("active", "round", "terminal"):
-        if a[key] != b[key]:
-            out.append((key, str(a[key]), str(b[key])))
-    for section in ("zones", "vars"):
-        for name, value in a[section].items():
-            other = b[section][name]
-            if value == other:
-                continue
-            if name in families and len(value) == len(other):
-                out += [(f"{name}[{i}]", str(x), str(y))
-                        for i, (x, y) in enumerate(zip(value, other, strict=True)) if x != y]
-            else:
-                out.append((name, str(value), str(other)))
-    return out
+def _stored(store: Store, entry: dict, amb: ir.Ambiguity, reading: str) -> Parting | None:
+    """A stored result; a stored parting game only if it still parts the readings."""
+    if entry.get("status") != "parted":
+        return Parting(reading, str(entry.get("status")), str(entry.get("shown", "")),
+                       str(entry.get("how", "")))
+    name = str(entry.get("replay", ""))
+    try:
+        data = store.replay(name)
+    except SpecError:
+        return None
+    shown = partings.from_replay(data, name, amb, reading, str(entry.get("how", "")))
+    stats = entry.get("statistics")
+    if shown is None or not isinstance(stats, dict):
+        return shown
+    return attrs.evolve(shown, effect=effects.Effect.from_data(stats))

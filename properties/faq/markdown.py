@@ -7,6 +7,7 @@ from typing import Any
 
 from model import ir
 
+from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
 
 
@@ -16,9 +17,10 @@ def render(faq: GameFaq) -> str:
              f"({', '.join(faq.sources)}). Every question below is a place where the "
              "rulebook is ambiguous, silent, in conflict with another source, or needs a "
              "fact from outside it. Each lists the readings, the ruling the spec takes, and "
-             f"a {faq.players}-player game where the readings part: the deal (a seed, as "
-             "`rulespec play` deals it) or a situation file, the actions before the step where "
-             "they part, and what each reading does at that step."
+             "the shortest game found where the readings part (searched by z3 on both readings "
+             "at once, else by games played on both in lock-step): the deal, the actions "
+             "before the step where they part, and what each reading does at that step — or, "
+             "where they never part, what was proved."
              + (" The last section answers the questions the rulebooks do settle, each with "
                 "an example the test suite plays on the model." if faq.answered else ""), ""]
     for q in faq.questions:
@@ -94,32 +96,71 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     head = f"- **`{q.ruling}` vs `{p.reading}`**"
     if p.status != "parted":
         yield f"{head}: {p.shown}."
+        yield from (f"  Property (declared in the spec, checked by `rulespec check`): {t}"
+                    for t in p.properties)
         return
-    if p.situation is not None:
-        start = f"In the situation `{_short_path(p.situation)}`"
-    else:
-        start = f"Deal of seed {p.seed}"
-    before = ""
-    if p.steps:
-        moves = ", ".join(f"p{s.player} `{s.action}`" for s in p.steps)
-        before = f", then {len(p.steps)} action{'s' if len(p.steps) != 1 else ''}: {moves}"
-    n = len(p.steps) + 1
-    yield f"{head}, {p.players} players. {start}{before}."
-    yield f"  **They part at step {n}**, player {p.active} to act: {what_differs(q, p)}"
-    if p.situation is None and p.steps:
-        yield (f"  Replay: `rulespec play {faq.id} -p {p.players} --seed {p.seed}` plays this game "
-               f"under the ruling; its first {len(p.steps)} actions are the ones above.")
+    yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
+           f"{start_text(faq, p)}{_before(p)}.")
+    where = "at the deal" if p.at_deal else f"at step {p.step}"
+    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p)}"
+    if p.effect is not None:
+        yield f"  What it does to play: {effect_text(p.effect)}"
+    for text in p.properties:
+        yield f"  Property (declared in the spec, checked by `rulespec check`): {text}"
+    if p.replay is not None and faq.store is not None:
+        file = _store_path(faq, p.replay)
+        yield (f"  Replay: `rulespec replay {file}` shows this game under the ruling; add "
+               f"`--variant {q.id}={p.reading}` to see it under that reading.")
+
+
+FOUND_BY = {"z3": "z3 (the shortest game from any deal)",
+            "random games": "random games played on both readings in lock-step",
+            "hypothesis": "Hypothesis-generated games played on both readings in lock-step"}
+
+
+def start_text(faq: GameFaq, p: Parting) -> str:
+    """Where the example game starts: a seed's deal, or z3's."""
+    if p.seed is not None:
+        return f"From the deal of seed {p.seed} (`rulespec play {faq.id} --seed {p.seed}`)"
+    return "From a deal z3 chose (its shuffles are in the replay file)"
+
+
+def _before(p: Parting) -> str:
+    if not p.steps:
+        return ""
+    moves = ", ".join(f"p{s.player} `{s.action}`" for s in p.steps)
+    return f", {len(p.steps)} action{'s' if len(p.steps) != 1 else ''}: {moves}"
+
+
+def _store_path(faq: GameFaq, name: str) -> str:
+    assert faq.store is not None
+    if not faq.store.is_absolute():  # as the user named it
+        return (faq.store / name).as_posix()
+    path = (faq.store / name).resolve()
+    root = faq.spec.resolve().parent.parent  # the project the spec belongs to
+    return path.relative_to(root).as_posix() if root in path.parents else str(path)
 
 
 def what_differs(q: Question, p: Parting) -> str:
     """One sentence: the legal actions each reading allows, or the outcome of the action."""
+    if p.at_deal:
+        return "the deals differ: " + _listed(p) + (
+            "; so " + _legal_text(p) if p.ruling_legal != p.reading_legal else ".")
     if p.ruling_legal != p.reading_legal:
-        return (f"the ruling allows {_actions(p.ruling_legal)}; `{p.reading}` allows "
-                f"{_actions(p.reading_legal)}.")
+        return _legal_text(p)
+    return f"both allow the same actions, but after `{p.action}`: {_listed(p)}."
+
+
+def _legal_text(p: Parting) -> str:
+    return (f"the ruling allows {_actions(p.ruling_legal)}; `{p.reading}` allows "
+            f"{_actions(p.reading_legal)}.")
+
+
+def _listed(p: Parting) -> str:
     diffs = "; ".join(f"{what} {a} under the ruling, {b} under `{p.reading}`"
                       for what, a, b in p.differences[:4])
     more = f" (and {len(p.differences) - 4} more)" if len(p.differences) > 4 else ""
-    return f"both allow the same actions, but after `{p.action}`: {diffs}{more}."
+    return f"{diffs}{more}"
 
 
 def _actions(actions: tuple[str, ...]) -> str:

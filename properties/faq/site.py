@@ -15,8 +15,9 @@ from html import escape
 from pathlib import Path
 
 from .citations import Citation
+from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
-from .markdown import example_lines
+from .markdown import FOUND_BY, example_lines, start_text
 
 STYLE = (Path(__file__).parent / "site.css").read_text(encoding="utf-8")
 
@@ -124,29 +125,37 @@ def _question(faq: GameFaq, q: Question) -> Iterator[str]:
     yield "</ul>"
     yield f'<p><span class="ruling">Ruling: <code>{escape(q.ruling)}</code>.</span> {escape(q.rationale)}</p>'
     for p in q.partings:
-        yield from _example(q, p)
+        yield from _example(faq, q, p)
     yield "</section>"
 
 
-def _example(q: Question, p: Parting) -> Iterator[str]:
+def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     title = f"<code>{escape(q.ruling)}</code> against <code>{escape(p.reading)}</code>"
     yield f'<div class="example"><h3>{title}</h3>'
     if p.status != "parted":
-        yield f"<p>{escape(p.shown)}.</p></div>"
+        yield f"<p>{escape(p.shown)}.</p>"
+        yield from _properties(p)
+        yield "</div>"
         return
-    start = (f"The situation <code>{escape(Path(p.situation).name)}</code>" if p.situation
-             else f"The deal of seed {p.seed}")
-    yield f"<p>{start}, {p.players} players.</p>"
+    yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
+           f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
     if p.steps:
         yield "<ol>" + "".join(f"<li>player {s.player}: <code>{escape(s.action)}</code></li>"
                                for s in p.steps) + "</ol>"
-    n = len(p.steps) + 1
-    yield (f'<div class="part"><p><strong>Step {n}: the readings part here.</strong> '
+    where = "The deal: the readings part here (they deal differently)." if p.at_deal else \
+        f"Step {p.step}: the readings part here."
+    yield (f'<div class="part"><p><strong>{where}</strong> '
            f"Player {p.active} is to act.</p>")
     changed = {d[0].split("[")[0] for d in p.differences}
     yield _state_table(p.state, p.active, changed)
     yield '<div class="side">'
-    if p.ruling_legal != p.reading_legal:
+    if p.at_deal:
+        for label, column in ((f"ruling {q.ruling}", 1), (p.reading, 2)):
+            rows = "".join(f"<tr><td>{escape(d[0])}</td><td>{escape(d[column])}</td></tr>"
+                           for d in p.differences)
+            yield (f"<div><p>The deal under <strong>{escape(label)}</strong>:</p>"
+                   f'<table class="state">{rows}</table></div>')
+    elif p.ruling_legal != p.reading_legal:
         for name, legal in ((f"ruling {q.ruling}", p.ruling_legal), (p.reading, p.reading_legal)):
             yield (f"<div><p><strong>{escape(name)}</strong> allows:</p><p>"
                    + (", ".join(f"<code>{escape(a)}</code>" for a in legal) or "nothing") + "</p></div>")
@@ -156,7 +165,17 @@ def _example(q: Question, p: Parting) -> Iterator[str]:
                            for d in p.differences)
             yield (f"<div><p>After <code>{escape(p.action or '')}</code>, under "
                    f"<strong>{escape(label)}</strong>:</p><table class=\"state\">{rows}</table></div>")
-    yield "</div></div></div>"
+    yield "</div></div>"
+    if p.effect is not None:
+        yield f'<p class="effect"><strong>What it does to play.</strong> {escape(effect_text(p.effect))}</p>'
+    yield from _properties(p)
+    yield "</div>"
+
+
+def _properties(p: Parting) -> Iterator[str]:
+    for text in p.properties:
+        yield (f'<p class="effect"><strong>Property</strong> (declared in the spec, checked by '
+               f"<code>rulespec check</code>): {_inline(text)}</p>")
 
 
 def _state_table(state: dict, active: int | None, changed: set[str]) -> str:

@@ -1,0 +1,374 @@
+"""Where each reading of an ambiguity parts from the ruling, for the FAQ: the parting-game
+engine of `rulespec diff` (`properties.compare.parting.reading_parting`: the rules
+compared, then z3 on the product of both readings, then lock-step games) run for every
+reading, and the results stored beside the published FAQ so that publishing it again
+re-runs only the readings whose rules changed.
+
+A reading is searched at the FAQ's player count first, then at the other counts the game
+allows (nearest first), until a parting game is found; where none is, the entry says what
+was shown at each count (proved the same, or alike for the first N actions from every deal
+and none in K games).
+
+The store (`--partings DIR`) holds, per game, `<game>.yaml` — each reading's result with a
+digest of the rules that decide it (the ruling's and the reading's IR as they play, at
+every count searched: no positions, citations or prose) — and, per parting game, the
+replay file `<game>-<ambiguity>-<reading>.yaml` that `rulespec replay` shows under either
+reading. A stored result whose digest no longer matches is searched again. Every stored
+parting game is replayed when it is read back, and dropped unless both readings agree up
+to its last step and part there: a published example cannot drift from the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+import model
+from model import Game, ModelError, SpecError, State, Where, ir
+
+from ..compare.parting import Parting as Found
+from ..compare.parting import observe, reading_parting
+from ..compare.rules import PLAY, Normal
+from ..concrete import trace as tr
+from .effects import GAMES, Effect
+
+#: Bumped when what a stored result means changes; older stores are searched again.
+STORE_VERSION = 1
+Say = Callable[[str], None]
+
+
+@attrs.frozen
+class Step:
+    """One action of an example game: who took it and what it was."""
+
+    player: int
+    action: str
+
+
+@attrs.frozen
+class Parting:
+    """Where `reading` parts from the ruling, or what was shown when it does not.
+
+    `status`: `parted` (an example follows), or, with no parting game, `proved_same` (at
+    every player count the readings play alike, proved from the rules or by z3), `bounded`
+    (z3: from every deal the first N actions behave alike; none in K games either) or
+    `none_in_games`. `shown` says it in a sentence; `how` names the search that decided it
+    (rules, z3, random games, hypothesis).
+
+    For `parted`: the game from the deal — its replay file `replay` (a seed or z3's
+    shuffles) — the actions before the parting step (`steps`), the state there and the
+    player to act, the legal actions each reading allows there and, when those agree, the
+    action whose outcome differs and how.
+    """
+
+    reading: str
+    status: str
+    shown: str
+    how: str = ""
+    players: int | None = None
+    seed: int | None = None
+    replay: str | None = None  # the replay file's name, in the store
+    steps: tuple[Step, ...] = ()
+    active: int | None = None
+    state: dict = attrs.field(factory=dict, eq=False)
+    ruling_legal: tuple[str, ...] = ()
+    reading_legal: tuple[str, ...] = ()
+    action: str | None = None
+    differences: tuple[tuple[str, str, str], ...] = ()  # (what, under the ruling, this reading)
+    effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
+    at_deal: bool = False  # the deals differ (the set-up rules do)
+    properties: tuple[str, ...] = attrs.field(default=(), eq=False)  # declared to fail
+
+    @property
+    def parted(self) -> bool:
+        return self.status == "parted"
+
+    @property
+    def step(self) -> int:
+        """The number of the step where they part (the deal is step 0)."""
+        return 0 if self.at_deal else len(self.steps) + 1
+
+
+# ------------------------------------------------------------------ searching
+@attrs.frozen
+class Search:
+    """How hard to look: z3's time per player count, then random and Hypothesis games; and
+    how many games per policy the play statistics of both readings take (0: none)."""
+
+    z3_limit: float = 20.0
+    games: int = 200
+    examples: int = 100
+    statistics_games: int = GAMES
+    #: z3's time for a proof where the first search found no parting game at a count
+    proof_limit: float = 120.0
+
+
+def counts_to_try(g: ir.GameIR, first: int) -> list[int]:
+    """The FAQ's player count, then the others the game allows, nearest first."""
+    others = sorted(range(g.min_players, g.max_players + 1), key=lambda n: (abs(n - first), n))
+    return [first] + [n for n in others if n != first]
+
+
+def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], how: Search,
+           say: Say) -> tuple[Found | None, list[Found]]:
+    """The first parting game over `counts`, and what was shown at each count before it."""
+    tried: list[Found] = []
+    for n in counts:
+        found = reading_parting(str(spec), n, amb.id, reading, use_z3=how.z3_limit > 0,
+                                z3_limit=how.z3_limit, games=how.games, examples=how.examples,
+                                progress=lambda m: say(f"{amb.id}={reading}: {m}"))
+        if found.parted:
+            return found, tried
+        tried.append(found)
+    if how.proof_limit > how.z3_limit > 0:
+        # nothing parts them: z3 gets a longer try where it only reached a bound
+        for i, f in enumerate(tried):
+            if f.status != "bounded":
+                continue
+            say(f"{amb.id}={reading}: {f.players} players: z3 tries to prove that they never "
+                f"part (at most {how.proof_limit:g} s)")
+            again = reading_parting(str(spec), f.players, amb.id, reading,
+                                    z3_limit=how.proof_limit, max_depth=60, games=0,
+                                    examples=0)
+            if again.parted:
+                return again, tried[:i] + tried[i + 1:]
+            if again.status == "proved_same" or (again.bound or 0) > (f.bound or 0):
+                tried[i] = attrs.evolve(again, detail=_keep_games(again.detail, f))
+    return None, tried
+
+
+def _keep_games(detail: str, first: Found) -> str:
+    """The longer z3 try's finding, with the games the first try played."""
+    if "proved" in detail:
+        return detail
+    games = first.detail.split("; ", 1)[1] if "; " in first.detail else ""
+    z3 = detail.split("; ", 1)[0]
+    return f"{z3}; {games}" if games else z3
+
+
+def not_parted(reading: str, tried: list[Found]) -> Parting:
+    """What was shown when no count parts them: proved alike everywhere, or per count."""
+    same_rules = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "rules")
+    by_z3 = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "z3")
+    parts = []
+    if same_rules:
+        parts.append(f"with {_counts_text(same_rules)} players the readings have the same rules "
+                     "of play, so every game plays alike")
+    if by_z3:
+        parts.append(f"with {_counts_text(by_z3)} players z3 proves that from every well-formed "
+                     "state they allow the same actions and reach the same state")
+    rest = [f for f in tried if f.status != "proved_same"]
+    if not rest:
+        return Parting(reading, "proved_same", "the two readings never part: " + "; ".join(parts),
+                       "z3" if by_z3 else "rules")
+    status = "bounded" if any(f.status == "bounded" for f in rest) else "none_in_games"
+    parts += [f"with {f.players} players {_lower(f.detail)}" for f in rest]
+    return Parting(reading, status, "no parting game found — " + "; ".join(parts),
+                   "z3" if status == "bounded" else "none")
+
+
+def _lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _counts_text(counts: list[int]) -> str:
+    counts = sorted(counts)
+    if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    return ", ".join(map(str, counts[:-1])) + (" and " if len(counts) > 1 else "") + str(counts[-1])
+
+
+# ------------------------------------------------------------------ replaying a parting game
+def replay_data(spec: Path, amb: ir.Ambiguity, found: Found) -> dict[str, Any]:
+    """The replay file of a parting game, under the ruling."""
+    return found.replay(tr.spec_reference(spec), {amb.id: amb.default})
+
+
+def replayed(data: dict[str, Any], amb: ir.Ambiguity, reading: str) -> tuple[list[State],
+                                                                               list[State]]:
+    """The states of a replay under the ruling and under `reading`."""
+    old = tr.replay({**data, "variants": {amb.id: amb.default}})[1]
+    new = tr.replay({**data, "variants": {amb.id: reading}})[1]
+    return old, new
+
+
+def parts_at_the_end(old: list[State], new: list[State]) -> bool:
+    """Both readings agree up to the last state of a game and part there: other legal
+    actions, or another state (zones, variables, turn, round and game end, scores,
+    winners)."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old[:-1], new[:-1], strict=True):
+        if observe(a) != observe(b) or _legal(a) != _legal(b):
+            return False
+    return observe(old[-1]) != observe(new[-1]) or set(_legal(old[-1])) != set(_legal(new[-1]))
+
+
+def _legal(state: State) -> list[str]:
+    return [str(a) for a in state.legal_actions()]
+
+
+def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str,
+                how: str) -> Parting | None:
+    """The FAQ's example from a parting game's replay, or None unless the replay parts the
+    readings exactly at its end. The game stops either after the step whose outcome
+    differs (the last action is then that step's) or where the legal actions differ."""
+    try:
+        old, new = replayed(data, amb, reading)
+    except (ModelError, SpecError):
+        return None
+    if not parts_at_the_end(old, new):
+        return None
+    actions = [str(a) for a in data["actions"]]
+    last_o, last_n = old[-1], new[-1]
+    legal_o, legal_n = _legal(last_o), _legal(last_n)
+    if not actions and observe(last_o) != observe(last_n):  # the deals differ
+        return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
+                       (), last_o.active_player, last_o.to_dict(), tuple(legal_o),
+                       tuple(legal_n), None,
+                       tuple(_differences(last_o.game, last_o, last_n)), at_deal=True)
+    if actions and observe(last_o) != observe(last_n):
+        before = old[-2]
+        steps = _steps(old, actions[:-1])
+        return Parting(reading, "parted", "", how, before.game.players, _seed(data), name,
+                       steps, before.active_player, before.to_dict(),
+                       tuple(_legal(before)), tuple(_legal(new[-2])), actions[-1],
+                       tuple(_differences(before.game, last_o, last_n)))
+    steps = _steps(old, actions)
+    return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
+                   steps, last_o.active_player, last_o.to_dict(), tuple(legal_o),
+                   tuple(legal_n))
+
+
+def _seed(data: dict[str, Any]) -> int | None:
+    return None if "shuffles" in data else int(data.get("seed", 0))
+
+
+def _steps(states: list[State], actions: list[str]) -> tuple[Step, ...]:
+    return tuple(Step(s.active_player, a) for s, a in zip(states, actions, strict=False))
+
+
+def _differences(game: Game, a: State, b: State) -> list[tuple[str, str, str]]:
+    """What differs after the same action, per player where a family differs."""
+    oa, ob = observe(a), observe(b)
+    families = {z.name for z in game.ir.zones if z.per} | {v.name for v in game.ir.vars if v.per}
+    out = []
+    for key, value in oa.items():
+        other = ob.get(key)
+        if value == other:
+            continue
+        if (key in families or key in ("scores",)) and isinstance(value, list | tuple) \
+                and isinstance(other, list | tuple) and len(value) == len(other):
+            out += [(f"{key}[{i}]", _text(x), _text(y))
+                    for i, (x, y) in enumerate(zip(value, other, strict=True)) if x != y]
+        else:
+            out.append((key, _text(value), _text(other)))
+    return out
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}×{v}" for k, v in value.items() if v) or "empty"
+    if isinstance(value, list | tuple):
+        if len(value) > 8 and all(isinstance(x, str | int) for x in value):
+            return f"{len(value)} items, the last {_text(value[-1])}"
+        return "[" + ", ".join(map(_text, value)) + "]"
+    return str(value)
+
+
+# ------------------------------------------------------------------ the store
+def play_form(g: ir.GameIR) -> str:
+    """The rules of one IR as they play (what `compare.rules.alike` compares), as text."""
+    n = Normal(g)
+    parts: list[Any] = [[k.name for k in g.kinds], [z.name for z in g.zones]]
+    for f in PLAY:
+        x = getattr(g, f)
+        if f == "actions":
+            parts.append(sorted((v.name, n.action(v)) for v in x))
+        elif f in ("round_end", "game_end"):
+            parts.append(sorted(repr(n(c.expr)) for c in x))
+        elif f == "score":
+            parts.append(n(x, {"p": "#p"}))
+        elif f in ("vars", "zones", "kinds", "indices"):
+            parts.append(sorted(map(repr, n(list(x)))))
+        else:
+            parts.append(n(x))
+    return repr(parts)
+
+
+def digest(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int],
+           how: Search) -> str:
+    """What decides a reading's result: both readings' rules at every count, and the search
+    (the statistics' games are kept with the statistics)."""
+    h = hashlib.sha256(repr((STORE_VERSION, amb.id, amb.default, reading,
+                             (how.z3_limit, how.games, how.examples))).encode())
+    # (the statistics' games and the proof's time are kept with the result they decide)
+    for n in counts:
+        for v in (amb.default, reading):
+            h.update(play_form(model.load_ir(spec, players=n, variants={amb.id: v})).encode())
+    return h.hexdigest()[:32]
+
+
+class Store:
+    """The stored results of one game (`<dir>/<game>.yaml`) and its replay files."""
+
+    def __init__(self, folder: Path, game: str) -> None:
+        self.folder = folder
+        self.game = game
+        self.path = folder / f"{game}.yaml"
+        self.entries: dict[str, dict[str, Any]] = {}
+        if self.path.exists():
+            data = model.source.read_yaml(self.path).data
+            if not isinstance(data, dict) or not isinstance(data.get("readings"), dict):
+                raise SpecError(Where(str(self.path)), "expected a mapping with 'readings'")
+            self.entries = {str(k): v for k, v in data["readings"].items() if isinstance(v, dict)}
+        self.used: set[str] = set()
+
+    @staticmethod
+    def key(amb: ir.Ambiguity, reading: str) -> str:
+        return f"{amb.id}={reading}"
+
+    def get(self, amb: ir.Ambiguity, reading: str, digest_: str) -> dict[str, Any] | None:
+        e = self.entries.get(self.key(amb, reading))
+        return e if e is not None and e.get("digest") == digest_ else None
+
+    def replay(self, name: str) -> dict[str, Any]:
+        return tr.read_replay(self.folder / name)
+
+    def put(self, amb: ir.Ambiguity, reading: str, entry: dict[str, Any],
+            replay: dict[str, Any] | None) -> None:
+        key = self.key(amb, reading)
+        if replay is not None:
+            name = f"{self.game}-{amb.id}-{reading}.yaml"
+            target = self.folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)  # ours: the store owns these names
+            tr.write_replay(target, **_replay_args(replay))
+            entry = {**entry, "replay": name}
+        self.entries[key] = entry
+        self.used.add(key)
+
+    def keep(self, amb: ir.Ambiguity, reading: str) -> None:
+        self.used.add(self.key(amb, reading))
+
+    def save(self) -> None:
+        """Write the results used this time (others belonged to readings that are gone)."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        kept = {k: self.entries[k] for k in sorted(self.used)}
+        for k, e in self.entries.items():
+            if k not in self.used and e.get("replay"):
+                (self.folder / e["replay"]).unlink(missing_ok=True)
+        text = yaml.safe_dump({"game": self.game, "version": STORE_VERSION, "readings": kept},
+                              sort_keys=False, allow_unicode=True, width=100)
+        self.path.write_text(text, encoding="utf-8")
+
+
+def _replay_args(d: dict[str, Any]) -> dict[str, Any]:
+    return {"spec": d["spec"], "players": d["players"], "seed": d["seed"],
+            "variants": d["variants"], "actions": d["actions"], "note": d.get("note", ""),
+            "shuffles": d.get("shuffles"), "unrecorded": bool(d.get("unrecorded"))}
