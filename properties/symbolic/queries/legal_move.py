@@ -70,6 +70,10 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
         last = trace.values[-1]["vars"]["active"][0]
         return Result("legal_move", "witness", f"player {last} has no legal action after "
                       f"{k} action(s) from a deal", clock.elapsed(), trace, k)
-    return Result("legal_move", "unknown", f"a well-formed state{using} has no legal action ({cex}); "
-                  f"none is reachable within {k - 1} action(s) (unknown at bound {k})",
-                  clock.elapsed(), bound=k)
+    if k - 1 < 1:
+        return Result("legal_move", "unknown", f"a well-formed state{using} has no legal "
+                      f"action ({cex}); the search from a deal decided no depth",
+                      clock.elapsed(), bound=k)
+    return Result("legal_move", "bounded", f"in every game up to {k - 1} action(s) from the "
+                  "deal the player to act has a legal action; beyond that not decided: a "
+                  f"well-formed state{using} has none ({cex})", clock.elapsed(), bound=k - 1)
