@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: The one-clause change: (spec, old text, new text): the player after the one who ended
 #: the round starts the next, under LAMA's default reading of next_round_starter.
-CHANGE = ("lama", "then: [starter = last_actor]",
-          "then: [\"starter = (last_actor + 1) % player_count\"]")
+CHANGE = ("lama", "then: [starter = round_ender]",
+          "then: [\"starter = (round_ender + 1) % player_count\"]")
 
 
 def run(args: list[str], cache: Path, cwd: Path) -> tuple[float, float, int, str]:
