@@ -50,7 +50,7 @@ from ..terms import AND, EQ, ITE, LT, NOT, OR, OutOfTime, Unsupported, deadline,
 from ..witness import Disagreement, Trace, events_in_model, finish
 from .common import STOP_MARGIN, TIME_LIMIT, Clock, add_all, check_sat, machine, new_solver
 from .invariants import assume_invariants
-from .unroll import Unroller, frame_constraints, substitute_many
+from .unroll import Unroller, flatten, frame_constraints, rebuild, substitute_many
 
 #: Renames found between the versions: category (zones, kinds, vars, actions) -> old -> new.
 Renames = Mapping[str, Mapping[str, str]]
@@ -675,11 +675,11 @@ def _witness(old: model.Game, u: Unroller, step: ProductStep, m: z3.ModelRef, k:
     events = []
     for e in [*part.ctx.events, *extra]:
         flat: list = [e.guard]
-        _flatten(e.args, flat)
+        flatten(e.args, flat)
         zs = iter(substitute_many(pairs, [x for x in flat if isinstance(x, z3.ExprRef)]))
         done = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in flat])
         guard = next(done)
-        events.append(type(e)(guard, e.op, _rebuild(e.args, done)))
+        events.append(type(e)(guard, e.op, rebuild(e.args, done)))
     trace = Trace(old, "deal", [*prefix.actions, action],
                   [*prefix.values, enc.evaluate(m, _sub_state(pairs, post))],
                   [*prefix.events, events_in_model(m, events)])
@@ -689,24 +689,6 @@ def _witness(old: model.Game, u: Unroller, step: ProductStep, m: z3.ModelRef, k:
         return Product("unknown", f"the z3 witness did not replay: {exc}", clock.elapsed())
     return Product("parted", f"{action} leads to different states after {k} action(s)",
                    clock.elapsed(), k, "state", trace)
-
-
-def _flatten(x: Any, out: list) -> None:
-    if isinstance(x, tuple | list):
-        for y in x:
-            _flatten(y, out)
-    elif x is not None:
-        out.append(x)
-
-
-def _rebuild(x: Any, it: Any) -> Any:
-    if isinstance(x, tuple):
-        return tuple(_rebuild(y, it) for y in x)
-    if isinstance(x, list):
-        return [_rebuild(y, it) for y in x]
-    if x is None:
-        return None
-    return next(it)
 
 
 # ------------------------------------------------------------------ conditions alike

@@ -198,7 +198,7 @@ class Unroller:
             flat: list = list(part.args)
             for e in evs:
                 flat.append(e.guard)
-                _flatten(e.args, flat)
+                flatten(e.args, flat)
             subbed = iter(self.sub_many(k, [x for x in flat if isinstance(x, z3.ExprRef)]))
             done = [next(subbed) if isinstance(x, z3.ExprRef) else x for x in flat]
             it = iter(done)
@@ -206,26 +206,28 @@ class Unroller:
             renamed = []
             for e in evs:
                 guard = next(it)
-                renamed.append(Event(guard, e.op, _rebuild(e.args, it)))
+                renamed.append(Event(guard, e.op, rebuild(e.args, it)))
             actions.append(self.game.action(part.alt.action, args))
             values.append(enc.evaluate(m, self.states[k + 1]))
             events.append(events_in_model(m, renamed))
         return finish(enc, Trace(self.game, "deal", actions, values, events))
 
 
-def _flatten(x: Any, out: list) -> None:
+def flatten(x: Any, out: list) -> None:
+    """The leaves of nested tuples and lists (None left out), in order, appended to `out`."""
     if isinstance(x, tuple | list):
         for y in x:
-            _flatten(y, out)
+            flatten(y, out)
     elif x is not None:
         out.append(x)
 
 
-def _rebuild(x: Any, it: Any) -> Any:
+def rebuild(x: Any, it: Any) -> Any:
+    """`x`'s nesting again, its leaves taken from `it` (what `flatten` left out stays None)."""
     if isinstance(x, tuple):
-        return tuple(_rebuild(y, it) for y in x)
+        return tuple(rebuild(y, it) for y in x)
     if isinstance(x, list):
-        return [_rebuild(y, it) for y in x]
+        return [rebuild(y, it) for y in x]
     if x is None:
         return None
     return next(it)
@@ -364,20 +366,20 @@ class OneRound:
             flat: list = list(part.args)
             for e in part.ctx.events:
                 flat.append(e.guard)
-                _flatten(e.args, flat)
+                flatten(e.args, flat)
             zs = iter(substitute_many(pairs, [x for x in flat if isinstance(x, z3.ExprRef)]))
             it = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in flat])
             args = tuple(ev(next(it)) for _ in part.args)
-            evs = [Event(next(it), e.op, _rebuild(e.args, it)) for e in part.ctx.events]
+            evs = [Event(next(it), e.op, rebuild(e.args, it)) for e in part.ctx.events]
             last = j + 1 == len(self.maps) or not ev(self.acting[j + 1])
             if last:
                 rflat: list = []
                 for e in t.rctx.events:
                     rflat.append(e.guard)
-                    _flatten(e.args, rflat)
+                    flatten(e.args, rflat)
                 zs = iter(substitute_many(rpairs, [x for x in rflat if isinstance(x, z3.ExprRef)]))
                 rit = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in rflat])
-                evs += [Event(next(rit), e.op, _rebuild(e.args, rit)) for e in t.rctx.events]
+                evs += [Event(next(rit), e.op, rebuild(e.args, rit)) for e in t.rctx.events]
                 values.append(enc.evaluate(m, nxt))
             else:
                 values.append(enc.evaluate(m, self.states[j + 1]))
