@@ -44,7 +44,8 @@ def one_error(stderr: str) -> str:
     ("play", "lama", "-p", "2", "--max-actions", "-1"),
     ("query", "lama", "empty(stock)", "-p", "2", "--max-actions", "-1"),
     ("query", "lama", "empty(stock)", "-p", "2", "--timeout", "-1"),
-    ("faq", "lama", "--games", "0"),
+    ("faq", "lama", "--games", "-1"),  # 0 is allowed: z3 and Hypothesis games only
+    ("faq", "lama", "--z3-timeout", "-1"),
     ("faq", "lama", "-p", "-2"),
 ])
 def test_counts_and_times_must_be_positive(args: tuple[str, ...]) -> None:

@@ -297,7 +297,8 @@ def test_a_budget_stops_a_check_by_z3_resources() -> None:
 def test_a_player_left_without_a_move_is_found() -> None:
     game = model.load(MUTANTS / "lama_stuck.yaml", players=3)
     res = Q.legal_move(game, limit=20)
-    assert res.status in ("witness", "unknown"), res.detail
+    # found reachable (witness), or only well-formed: then the search from a deal is shown
+    assert res.status in ("witness", "unknown", "bounded"), res.detail
     assert "no legal action" in res.detail
 
 

@@ -76,4 +76,4 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40)
                       clock.elapsed(), bound=k)
     return Result("legal_move", "bounded", f"in every game up to {k - 1} action(s) from the "
                   "deal the player to act has a legal action; beyond that not decided: a "
-                  f"well-formed state{using} has none ({cex})", clock.elapsed(), bound=k - 1)
+                  f"well-formed state{using} has no legal action ({cex})", clock.elapsed(), bound=k - 1)
