@@ -132,8 +132,8 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
     key = partings.digest(path, amb, reading, counts, how)
     entry = store.get(amb, reading, key) if store is not None else None
     if entry is not None and entry.get("status") == "bounded" and not stored_only \
-            and entry.get("proof_limit") != how.proof_limit:
-        entry = None  # reached a bound with another proof time: search again
+            and entry.get("second_try") != how.second_try():
+        entry = None  # reached a bound with another second try: search again
     if entry is not None:
         shown = _stored(store, entry, amb, reading)
         if shown is not None:
@@ -168,7 +168,7 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
     verdict = partings.not_parted(reading, tried)
     if store is not None:
         store.put(amb, reading, {"digest": key, "status": verdict.status, "how": verdict.how,
-                                 "shown": verdict.shown, "proof_limit": how.proof_limit}, None)
+                                 "shown": verdict.shown, "second_try": how.second_try()}, None)
     return verdict
 
 

@@ -106,6 +106,13 @@ class Search:
     statistics_games: int = GAMES
     #: z3's time for a proof where the first search found no parting game at a count
     proof_limit: float = 120.0
+    #: how many times the random games the concrete search then plays there (a rare
+    #: situation: a bout played out to the last card, say), with twice the Hypothesis games
+    longer: int = 10
+
+    def second_try(self) -> list[float]:
+        """What the second try at a count with no parting game is (kept with its result)."""
+        return [self.proof_limit, self.games * self.longer, self.examples * 2]
 
 
 def counts_to_try(g: ir.GameIR, first: int) -> list[int]:
@@ -139,6 +146,20 @@ def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], h
                 return again, tried[:i] + tried[i + 1:]
             if again.status == "proved_same" or (again.bound or 0) > (f.bound or 0):
                 tried[i] = attrs.evolve(again, detail=_keep_games(again.detail, f))
+    if how.longer > 1:
+        # and the concrete search plays `longer` times the games there
+        for i, f in enumerate(tried):
+            if f.status == "proved_same":
+                continue
+            games, examples = how.games * how.longer, how.examples * 2
+            say(f"{amb.id}={reading}: {f.players} players: {games} random and {examples} "
+                "Hypothesis games in lock-step")
+            again = reading_parting(str(spec), f.players, amb.id, reading, use_z3=False,
+                                    games=games, examples=examples)
+            if again.parted:
+                return again, tried[:i] + tried[i + 1:]
+            z3 = f.detail.split("; ", 1)[0] + "; " if f.status == "bounded" else ""
+            tried[i] = attrs.evolve(f, detail=z3 + _lower(again.detail), games=again.games)
     return None, tried
 
 
@@ -253,13 +274,18 @@ def _steps(states: list[State], actions: list[str]) -> tuple[Step, ...]:
     return tuple(Step(s.active_player, a) for s, a in zip(states, actions, strict=False))
 
 
+#: The parts of a state listed first where two readings differ after one action.
+FIRST = ("terminal", "round", "winners", "scores", "active")
+
+
 def _differences(game: Game, a: State, b: State) -> list[tuple[str, str, str]]:
     """What differs after the same action, per player where a family differs."""
     oa, ob = observe(a), observe(b)
     families = {z.name for z in game.ir.zones if z.per} | {v.name for v in game.ir.vars if v.per}
     out = []
-    for key, value in oa.items():
-        other = ob.get(key)
+    first = [k for k in FIRST if k in oa]  # what a player notices first: the end, the scores
+    for key in first + [k for k in oa if k not in first]:
+        value, other = oa[key], ob.get(key)
         if value == other:
             continue
         if (key in families or key in ("scores",)) and isinstance(value, list | tuple) \
