@@ -21,7 +21,7 @@ import re
 #: single underscores, not ending in one. The generator joins two names with `__`, so
 #: a name without `__` keeps every generated name distinct.
 IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*")
-#: A kind's name (`"1"`, `llama`, `2/3`, `+4`): text, never a Python name.
+#: A kind's name (`"1"`, `joker`, `2/3`, `+4`): text, never a Python name.
 KIND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_/+-]*")
 
 MAX_NAME_LENGTH = 64

@@ -11,7 +11,7 @@
       stock: {top: ["6"], rest: true}   # a pile: these on top, every card not placed below
       discard: ["6"]      # a pile, bottom first (the last is the top)
       hand:               # one entry per seat for a per-player zone
-        - {llama: 1, "3": 2}   # a bag: kind -> count
+        - {joker: 1, "3": 2}   # a bag: kind -> count
         - rest                 # one entry may hold the rest of its class
         - {"1": 1}
       chips: [{}, {}, {}]

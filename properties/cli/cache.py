@@ -299,7 +299,7 @@ def _make_folder(folder: Path) -> None:
         ignore.write_text("# rulespec check's result cache\n*\n", encoding="utf-8")
 
 
-#: Text that may name a clause's place: "spec line 402", "play@212", "lama.en#L17", "f:3:5".
+#: Text that may name a clause's place: "spec line 402", "play@212", "rules.en#L17", "f:3:5".
 _PLACE_TEXT = re.compile(r"\blines?\b|@\d|#L\d|:\d+:\d+")
 
 

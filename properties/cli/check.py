@@ -87,7 +87,7 @@ class Job:
 
     @property
     def name(self) -> str:
-        """As the progress line shows it: `lama 3p chip_exchange=never`."""
+        """As the progress line shows it: `game 3p ambiguity=reading`."""
         return " ".join(x for x in (self.game, f"{self.players}p" if self.players else "",
                                     self.label) if x)
 

@@ -110,8 +110,8 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     same seeds for both; differences marked where significant).
 
     OLD and NEW are each a spec path, a game id of spec/, or PATH@REV (that file at a git
-    revision: `rulespec diff spec/lama.yaml@HEAD spec/lama.yaml` compares the working copy
-    with the last commit). `rulespec diff lama lama --new-variant empty_stock=reshuffle`
+    revision: `rulespec diff spec/game.yaml@HEAD spec/game.yaml` compares the working copy
+    with the last commit). `rulespec diff game game --new-variant ambiguity=reading`
     compares the ruling with another reading. Exit 0 when no difference in play is found,
     1 when the versions play differently, 2 for bad input.
     """

@@ -1,7 +1,7 @@
 """What `rulespec check` prints: a summary to take in at a glance, the full table, JSON.
 
 The summary has one line per game and property, across player counts and variant
-configurations (`lama  conservation  holds 2-6p, 13 configurations (z3 proved 2-6p)`),
+configurations (`game  conservation  holds 2-6p, 13 configurations (z3 proved 2-6p)`),
 followed by the rows that need a reader: those that fail, are expected to fail, hold
 only up to a bound, or are unknown. `--verbose` prints every row; `--json FILE` writes
 every row as data, with stable keys (`json_report`).

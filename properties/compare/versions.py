@@ -32,7 +32,7 @@ _TEMP: list[Path] = []
 class Version:
     """One side of a comparison: where its text is, and the readings chosen."""
 
-    label: str  # as the user wrote it: spec/lama.yaml@HEAD, lama, my-lama.yaml
+    label: str  # as the user wrote it: spec/game.yaml@HEAD, game, my-game.yaml
     path: Path  # a file holding the spec text (a temporary copy for PATH@REV)
     variants: dict[str, str] = attrs.field(factory=dict, eq=False)
     revision: str | None = None

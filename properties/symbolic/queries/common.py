@@ -93,7 +93,7 @@ def new_solver(clock: Clock) -> z3.Solver:
 #: z3 resource units (its deterministic count of work, `rlimit`) a bounded search may
 #: spend in all: the depth it reaches then depends on the formulas only, not on the load of
 #: the machine. On the 2-core machine z3 spends 1-8 million units a second, depending on
-#: the formulas: LAMA's two-player shortfall under chip_exchange=never is found with 18
+#: the formulas: a spec's known two-player shortfall (an expected z3_supply witness) is found with 18
 #: million (3 s); its three-player search reaches depth 3 with 4 million and depth 4 with
 #: 24. The time limit still applies, as a safety net.
 SEARCH_BUDGET = 20_000_000

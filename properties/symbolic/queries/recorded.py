@@ -1,6 +1,6 @@
 """A witness the spec records for an expected z3 failure (`expect: [{property: ...,
 witness: FILE}]`), replayed on the concrete model: exact, and far faster than finding it
-again within the time limit (LAMA's three-player game cycle took z3 26 minutes to find).
+again within the time limit (one spec's three-player game cycle took z3 26 minutes to find).
 
 A game cycle must come back to a round start it has been at, a round cycle to a state it
 has been at within the same round. Only a replay that shows the failure counts; one that
