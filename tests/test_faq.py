@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from test_diff import assert_parts_at_the_end
 
 import model
@@ -132,3 +133,24 @@ def test_a_search_stores_its_games_and_the_next_build_replays_them(tmp_path: Pat
     build("lama", players=3, search=how, store=tmp_path, say=redo.append)
     assert any(m.startswith("next_round_starter=first_seat") and "random games" in m
                for m in redo)
+
+
+def test_a_hostile_store_loses_nothing_and_runs_nothing(tmp_path: Path) -> None:
+    """A store is a file anybody may have edited: a replay name that leaves the folder is
+    never read or deleted, and statistics that do not read back are searched again."""
+    store = tmp_path / "store"
+    shutil.copytree(STORE, store)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", encoding="utf-8")
+    data = model.source.read_yaml(store / "lama.yaml").data
+    first, second = list(data["readings"])[:2]
+    data["readings"][first]["replay"] = "../victim.txt"
+    data["readings"]["gone=reading"] = {"digest": "x", "status": "parted",
+                                        "replay": "../victim.txt"}
+    data["readings"][second]["statistics"] = {"players": "x", "games": [1], "changes": 5}
+    (store / "lama.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    faq = build("lama", store=store, search=partings.Search(z3_limit=0, games=3, examples=0,
+                                                           statistics_games=0, longer=1))
+    assert victim.read_text(encoding="utf-8") == "keep me"
+    assert all(p.replay is None or "/" not in p.replay for q in faq.questions
+               for p in q.partings)

@@ -21,6 +21,7 @@ to its last step and part there: a published example cannot drift from the model
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -352,7 +353,8 @@ class Store:
             data = model.source.read_yaml(self.path).data
             if not isinstance(data, dict) or not isinstance(data.get("readings"), dict):
                 raise SpecError(Where(str(self.path)), "expected a mapping with 'readings'")
-            self.entries = {str(k): v for k, v in data["readings"].items() if isinstance(v, dict)}
+            self.entries = {str(k): _sound(v) for k, v in data["readings"].items()
+                            if isinstance(v, dict)}
         self.used: set[str] = set()
 
     @staticmethod
@@ -383,15 +385,38 @@ class Store:
         self.used.add(self.key(amb, reading))
 
     def save(self) -> None:
-        """Write the results used this time (others belonged to readings that are gone)."""
+        """Write the results used this time (others belonged to readings that are gone, and
+        their replay files go too: only files of this store, named as it names them)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         kept = {k: self.entries[k] for k in sorted(self.used)}
         for k, e in self.entries.items():
             if k not in self.used and e.get("replay"):
-                (self.folder / e["replay"]).unlink(missing_ok=True)
+                (self.folder / e["replay"]).unlink(missing_ok=True)  # checked by _sound
         text = yaml.safe_dump({"game": self.game, "version": STORE_VERSION, "readings": kept},
                               sort_keys=False, allow_unicode=True, width=100)
         self.path.write_text(text, encoding="utf-8")
+
+
+#: A replay file's name in a store: a plain file name of the folder, never a path.
+REPLAY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]{0,200}\.yaml")
+
+
+def _sound(entry: dict[str, Any]) -> dict[str, Any]:
+    """A stored entry with what cannot be trusted taken out (a store is a file anybody may
+    have edited): a replay name that is not a plain file name of the folder, statistics
+    that do not read back. An entry so mended no longer matches and is searched again."""
+    out = dict(entry)
+    name = out.get("replay")
+    if name is not None and not (isinstance(name, str) and REPLAY_NAME.fullmatch(name)):
+        out.pop("replay")
+        out["digest"] = None
+    stats = out.get("statistics")
+    if stats is not None:
+        try:
+            Effect.from_data(stats)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            out.pop("statistics")
+    return out
 
 
 def _replay_args(d: dict[str, Any]) -> dict[str, Any]:
