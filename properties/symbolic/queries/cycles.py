@@ -6,6 +6,7 @@ its start.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import z3
@@ -96,19 +97,29 @@ def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40
                   f"{best + 1} actions", clock.elapsed(), bound=best + 1)
 
 
-def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
-    """The cycle inside a round the spec records as an expected failure, if its replay
-    file comes back to a state it has been at within one round."""
-    found = recorded_witness(game, "z3_round_bound")
+def _replayed_witness(game: model.Game, prop: str,
+                      repeated: Callable[[dict], tuple[int, int] | None]
+                      ) -> tuple[str, dict, tuple[int, int]] | None:
+    """The witness file the spec records for `prop`, its data, and the two actions after
+    which its replay is in the same place (None: no file, or it does not replay so)."""
+    found = recorded_witness(game, prop)
     if found is None:
         return None
     path, data = found
     try:
-        again = repeated_in_round(game, data)
+        again = repeated(data)
     except model.IllegalAction:
         return None
-    if again is None:
+    return None if again is None else (path, data, again)
+
+
+def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
+    """The cycle inside a round the spec records as an expected failure, if its replay
+    file comes back to a state it has been at within one round."""
+    replayed = _replayed_witness(game, "z3_round_bound", lambda d: repeated_in_round(game, d))
+    if replayed is None:
         return None
+    path, data, again = replayed
     head = "the first deal" if data.get("situation") is None else "a recorded situation"
     return Result("round_bound", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the state after action {again[0]} comes back "
@@ -235,16 +246,10 @@ def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
 def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Result | None:
     """The game cycle the spec records as an expected failure, if its replay file comes
     back to a round start it has been at (the variables in `skip` aside)."""
-    found = recorded_witness(game, "z3_game_cycle")
-    if found is None:
+    replayed = _replayed_witness(game, "z3_game_cycle", lambda d: repeated_start(game, d, skip))
+    if replayed is None:
         return None
-    path, data = found
-    try:
-        again = repeated_start(game, data, skip)
-    except model.IllegalAction:
-        return None
-    if again is None:
-        return None
+    path, data, again = replayed
     head = "the first deal" if data.get("situation") is None else "a recorded round start"
     return Result("game_cycle", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the round start after action {again[0]} "
