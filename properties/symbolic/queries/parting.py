@@ -600,8 +600,10 @@ class _Search:
         self.last = 0.0  # seconds the last step took to add (z3 cannot interrupt that)
 
     def run(self, max_depth: int, budget: float) -> Product | None:
-        """Search depths up to max_depth for at most `budget` seconds; a result, or None when
-        the budget ran out first (searched up to `self.k - 1`)."""
+        """Search depths up to max_depth for at most `budget` seconds: a parting game, or
+        `bounded` when z3 or the clock gave out; None when the depths asked were all searched
+        or the budget ran out first (searched up to `self.k - 1`), so that the caller may go
+        on: a short first search that reached its depth has not ended the search."""
         u, step, clock = self.u, self.step, self.clock
         stop = time.perf_counter() + budget
         while self.k <= max_depth:
@@ -634,8 +636,8 @@ class _Search:
                 self.progress(f"z3: the first {self.k} action(s) of every game behave alike "
                               f"({clock.elapsed():.0f} s)")
             if time.perf_counter() > stop:
-                return None
-        return _bounded(max_depth + 1, clock)
+                break
+        return None
 
 
 def _bounded(k: int, clock: Clock) -> Product:
