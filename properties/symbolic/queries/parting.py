@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -48,12 +48,32 @@ from ..machine import Machine, StepPart
 from ..state import Enc, SymList, SymState, model_value
 from ..terms import AND, EQ, ITE, LT, NOT, OR, OutOfTime, Unsupported, deadline, zterm
 from ..witness import Disagreement, Trace, events_in_model, finish
-from .common import STOP_MARGIN, TIME_LIMIT, Clock, add_all, check_sat, machine, new_solver
+from .common import (
+    STOP_MARGIN,
+    TIME_LIMIT,
+    Budget,
+    Clock,
+    add_all,
+    check_sat,
+    machine,
+    new_solver,
+)
 from .invariants import assume_invariants
 from .unroll import Unroller, flatten, frame_constraints, rebuild, substitute_many
 
 #: Renames found between the versions: category (zones, kinds, vars, actions) -> old -> new.
 Renames = Mapping[str, Mapping[str, str]]
+
+#: z3 resource units (`rlimit`: its deterministic count of work) for the first, short
+#: search from the deal (depths 0-3), and for each try of the one-step proof, over all its
+#: goals. What they reach then depends on the formulas, not on the load of the machine
+#: (each also stops at a share of the clock, as a safety net). Measured on the 2-core
+#: machine (5-10 million units a second): the largest proof in spec/ (two readings alike
+#: only by an invariant, six players, 54 action instances) spends 13 million units, 3 s
+#: with building its formulas; the search from the deal there spends 50 million on depths
+#: 0-2 and more than 85 million on depth 3, so a search before the proof must stop short.
+SHORT_SEARCH_UNITS = 20_000_000
+PROOF_UNITS = 60_000_000
 
 
 # ------------------------------------------------------------------ the correspondence
@@ -481,7 +501,7 @@ def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
         if found is not None:
             return found
         search = _Search(old, step, clock, progress)
-        found = search.run(min(max_depth, 3), clock.left() * 0.4)
+        found = search.run(min(max_depth, 3), clock.left() * 0.4, SHORT_SEARCH_UNITS)
         if found is None:
             found = _prove(old, step, clock, full=True)
         if found is None:
@@ -546,7 +566,8 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
     """No step differs from any well-formed state within a round (first without, then with
     the old version's invariants, where z3 proves them inductive). Without `full`, only the
     cheap obligations are tried (the legal actions, and the action part where the round rules
-    are alike); each try gets a quarter of the time left."""
+    are alike). Each try asks its goals one at a time (`_goals`) within `PROOF_UNITS` of z3's
+    work, and at most half the time left."""
     Mo, Mn = step.Mo, step.Mn
     alike = step.alike
     if not full and not alike:
@@ -563,17 +584,8 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
             pre.append(ctx.defined())
         s = new_solver(clock)
         add_all(s, *pre, *ctx.assume)
-        if alike:
-            goals = [lambda: step.legal, lambda: z3.Or(*[f for _, f in step.action_states()])]
-        else:
-            goals = [lambda: step.legal, lambda: z3.Or(*[f for _, f in step.action()]),
-                     lambda: z3.And(*step.round()[0])]
-        proved = True
-        for goal in goals:
-            if check_sat(s, Clock(clock.left() / 4), goal()) != z3.unsat:
-                proved = False
-                break
-        if proved:
+        units, safety = Budget(PROOF_UNITS), Clock(clock.left() / 2)
+        if all(units.check(s, safety, goal) == z3.unsat for goal in _goals(step)):
             using = (" satisfying the old version's invariants (proved inductive)"
                      if with_invariants else "")
             how = ("" if not alike else "; the round transition, scores and winners are the "
@@ -587,6 +599,20 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
     return None
 
 
+def _goals(step: ProductStep) -> Iterator[Any]:
+    """What the one-step proof asks, one goal at a time, cheapest first: the legal actions
+    differ; then, per action taken in both, its states differ (where the round rules are
+    alike: after the action part alone); then the round transition. One action at a time is
+    easier for z3 than all at once (with six players, 11 million units of work against 28),
+    and the first goal that can be met ends the try."""
+    yield step.legal
+    if step.alike:
+        yield from (f for _, f in step.action_states())
+        return
+    yield from (f for _, f in step.action())
+    yield z3.And(*step.round()[0])
+
+
 class _Search:
     """Bounded model checking from the deal, resumable: at each depth the legal actions, then
     an action within a round, then an action ending one."""
@@ -595,16 +621,18 @@ class _Search:
                  progress: Callable[[str], None] | None = None) -> None:
         self.old, self.step, self.clock = old, step, clock
         self.progress = progress
-        self.u = Unroller(old, clock)
+        self.u = Unroller(old, clock)  # its `budget`: the units of the current run, if any
         self.k = 0
         self.last = 0.0  # seconds the last step took to add (z3 cannot interrupt that)
 
-    def run(self, max_depth: int, budget: float) -> Product | None:
-        """Search depths up to max_depth for at most `budget` seconds: a parting game, or
-        `bounded` when z3 or the clock gave out; None when the depths asked were all searched
-        or the budget ran out first (searched up to `self.k - 1`), so that the caller may go
-        on: a short first search that reached its depth has not ended the search."""
+    def run(self, max_depth: int, budget: float, units: int | None = None) -> Product | None:
+        """Search depths up to max_depth for at most `budget` seconds (and `units` of z3's
+        work, if given): a parting game, or `bounded` when z3 or the clock gave out; None
+        when the depths asked were all searched or the seconds or units ran out first
+        (searched up to `self.k - 1`), so that the caller may go on: a short first search
+        that reached its depth has not ended the search."""
         u, step, clock = self.u, self.step, self.clock
+        u.budget = None if units is None else Budget(units)
         stop = time.perf_counter() + budget
         while self.k <= max_depth:
             k = self.k
@@ -630,7 +658,8 @@ class _Search:
                     return _witness(self.old, u, step, m, k, pairs, mode, clock)
                 u.s.pop()
                 if r == z3.unknown:
-                    return _bounded(k, clock)
+                    spent = u.budget is not None and u.budget.left <= 0
+                    return None if spent else _bounded(k, clock)
             self.k += 1
             if self.progress:
                 self.progress(f"z3: the first {self.k} action(s) of every game behave alike "
