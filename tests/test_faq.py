@@ -135,6 +135,49 @@ def test_a_search_stores_its_games_and_the_next_build_replays_them(tmp_path: Pat
                for m in redo)
 
 
+def test_a_bound_reached_with_another_second_try_is_searched_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stored bound stands only for the second try it had: one from another try (an older
+    store, before the proof's z3 units were kept with it) is searched again, and one with
+    today's is kept."""
+    store = tmp_path / "store"
+    shutil.copytree(STORE, store)
+    key = "show_llama_legality=any_llama"
+    searched: list[str] = []
+
+    def search(path, amb, reading, counts, how, say):
+        # only whether the search runs is asked here, not what it finds
+        searched.append(f"{amb.id}={reading}")
+        return None, []
+
+    monkeypatch.setattr(partings, "search", search)
+    for second_try, again in (([120.0, 2000, 200], True), (partings.Search().second_try(), False)):
+        data = model.source.read_yaml(store / "kadabra.yaml").data
+        data["readings"][key].update(status="bounded", how="z3", second_try=second_try,
+                                     shown="from every deal the first 4 action(s) behave alike "
+                                           "(z3)")
+        (store / "kadabra.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+        searched.clear()
+        build("kadabra", store=store)
+        assert searched == ([key] if again else [])
+
+
+def test_a_proof_that_needs_the_invariants_says_it_holds_where_games_can_go() -> None:
+    """"From every well-formed state" would be false where only the invariants keep two
+    readings alike: the entry says which counts needed them."""
+    from properties.compare.parting import Parting as Found
+    from properties.symbolic.queries.parting import WITH_INVARIANTS
+
+    tried = [Found("proved_same", 2, "z3", f"proved by z3: from every state {WITH_INVARIANTS}"),
+             Found("proved_same", 3, "z3", "proved by z3: from every well-formed state"),
+             Found("proved_same", 4, "rules", "the same rules of play")]
+    shown = partings.not_parted("r", tried)
+    assert shown.status == "proved_same" and shown.how == "z3"
+    assert "with 2 players z3 proves that from every state a game can reach" in shown.shown
+    assert "with 3 players z3 proves that from every well-formed state" in shown.shown
+    assert "with 4 players the readings have the same rules" in shown.shown
+
+
 def test_a_hostile_store_loses_nothing_and_runs_nothing(tmp_path: Path) -> None:
     """A store is a file anybody may have edited: a replay name that leaves the folder is
     never read or deleted, and statistics that do not read back are searched again."""

@@ -28,7 +28,7 @@ def test_readings_alike_by_an_invariant_are_proved_never_to_part() -> None:
     old, new = versions(2)
     product = parting.parting_search(old, new, limit=60)
     assert product.status == "proved_same", product.detail
-    assert "invariants (proved inductive)" in product.detail
+    assert parting.WITH_INVARIANTS in product.detail
 
 
 @pytest.mark.parametrize("units, proved", [(None, True), (1, False)])

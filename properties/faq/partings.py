@@ -36,6 +36,7 @@ from ..compare.parting import Parting as Found
 from ..compare.parting import observe, reading_parting
 from ..compare.rules import PLAY, Normal
 from ..concrete import trace as tr
+from ..symbolic.queries.parting import PROOF_UNITS, WITH_INVARIANTS
 from .effects import GAMES, Effect
 
 #: Bumped when what a stored result means changes; older stores are searched again.
@@ -112,8 +113,10 @@ class Search:
     longer: int = 10
 
     def second_try(self) -> list[float]:
-        """What the second try at a count with no parting game is (kept with its result)."""
-        return [self.proof_limit, self.games * self.longer, self.examples * 2]
+        """What the second try at a count with no parting game is (kept with its result, so
+        that a bound reached with another one is searched again): z3's seconds and its
+        resource units for a proof, then the random and Hypothesis games."""
+        return [self.proof_limit, PROOF_UNITS, self.games * self.longer, self.examples * 2]
 
 
 def counts_to_try(g: ir.GameIR, first: int) -> list[int]:
@@ -176,14 +179,21 @@ def _keep_games(detail: str, first: Found) -> str:
 def not_parted(reading: str, tried: list[Found]) -> Parting:
     """What was shown when no count parts them: proved alike everywhere, or per count."""
     same_rules = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "rules")
-    by_z3 = sorted(f.players for f in tried if f.status == "proved_same" and f.how == "z3")
+    by_z3 = [f for f in tried if f.status == "proved_same" and f.how == "z3"]
+    anywhere = sorted(f.players for f in by_z3 if WITH_INVARIANTS not in f.detail)
+    reachable = sorted(f.players for f in by_z3 if WITH_INVARIANTS in f.detail)
     parts = []
     if same_rules:
         parts.append(f"with {_counts_text(same_rules)} players the readings have the same rules "
                      "of play, so every game plays alike")
-    if by_z3:
-        parts.append(f"with {_counts_text(by_z3)} players z3 proves that from every well-formed "
-                     "state they allow the same actions and reach the same state")
+    if anywhere:
+        parts.append(f"with {_counts_text(anywhere)} players z3 proves that from every "
+                     "well-formed state they allow the same actions and reach the same state")
+    if reachable:
+        parts.append(f"with {_counts_text(reachable)} players z3 proves that from every state a "
+                     "game can reach (well-formed and meeting the spec's invariants, which z3 "
+                     "proves hold at every deal and after every step) they allow the same "
+                     "actions and reach the same state")
     rest = [f for f in tried if f.status != "proved_same"]
     if not rest:
         return Parting(reading, "proved_same", "the two readings never part: " + "; ".join(parts),

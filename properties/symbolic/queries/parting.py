@@ -75,6 +75,9 @@ Renames = Mapping[str, Mapping[str, str]]
 SHORT_SEARCH_UNITS = 20_000_000
 PROOF_UNITS = 60_000_000
 
+#: How a proof that needed the old version's invariants says so (callers look for it).
+WITH_INVARIANTS = "satisfying the old version's invariants (proved inductive)"
+
 
 # ------------------------------------------------------------------ the correspondence
 class Correspondence:
@@ -586,8 +589,7 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
         add_all(s, *pre, *ctx.assume)
         units, safety = Budget(PROOF_UNITS), Clock(clock.left() / 2)
         if all(units.check(s, safety, goal) == z3.unsat for goal in _goals(step)):
-            using = (" satisfying the old version's invariants (proved inductive)"
-                     if with_invariants else "")
+            using = f" {WITH_INVARIANTS}" if with_invariants else ""
             how = ("" if not alike else "; the round transition, scores and winners are the "
                    "same rules in both")
             return Product("proved_same", "the deals are alike, and from every well-formed "
