@@ -99,6 +99,7 @@ class Emitter:
         self.copy_on_write = False
         self.depth0 = 0  # extra indentation of the legal-move code (inside `playout`)
         self.playout_mode = False
+        self.match_tables: dict[int, ir.Expr] = {}  # action -> its guard, with a MATCH_ table
         self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
         self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
         self.var_types = {v.name: v.type for v in g.vars} | {
@@ -598,6 +599,9 @@ class Emitter:
                     put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
                     return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
+            if sig == "bb" and self.copy_on_write:  # two new lists, nothing copied first
+                return (f"_s = {a[0]}\n{a[1]} = list(map(add, {a[1]}, _s))\n"
+                        f"{a[0]} = [0] * {len(self.g.kinds)}")
             keep = self.count(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
         if fn == "gather":
@@ -633,6 +637,9 @@ class Emitter:
         """
         if not self.copy_on_write or s.fn in ("gather", "pay", "exchange"):
             return []
+        if s.fn == "move_all" and self.zone_decl(s.args[0]).order == "bag" == \
+                self.zone_decl(s.args[1]).order:
+            return []  # written as new lists (`effect`)
         if s.fn == "deal":
             base = self.layout.zone_base[s.args[1].value]
             return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
@@ -705,7 +712,7 @@ class Emitter:
         chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
         e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
-        e("from operator import mul", 0)
+        e("from operator import add, mul", 0)
         e("", 0)
         e("from model import runtime as r", 0)
         e("", 0)
@@ -772,10 +779,12 @@ class Emitter:
                 self.stmts(a.effects, 1)
                 self.copy_on_write = False
                 e("V[2] = actor", 1)
-                e("return round_end(Z, V)", 1)
+                e(f"return {self.any_condition(g.round_end)}", 1)  # round_end, inlined
                 e("", 0)
                 e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
                 self.stmts(a.effects, 1)
+        for i, a in enumerate(g.actions):
+            self.match_table(i, a)
         e("", 0)
         e("def legal(Z, V, make):", 0)
         e("out = []", 1)
@@ -925,7 +934,9 @@ class Emitter:
             shared = [n for n in _calls_in(hoist) if sum(
                 1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
             hoist = shared + hoist
-        if hoist:
+        if i in self.match_tables:
+            self._table_loops(i, a, hoist[0], depth)
+        elif hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
                 h = fold(h)
@@ -944,6 +955,87 @@ class Emitter:
         else:
             self._legal_loops(i, a, guard, depth)
 
+    def _table_loops(self, i: int, a: ir.ActionDecl, root: ir.Expr, depth: int) -> None:
+        """The legal-move loop of an action with a `MATCH_<i>` table: only the kinds the
+        table allows for the root's value, those in the bag; the plain loop where the root
+        cannot be computed or its table entry is None."""
+        root = fold(root)
+        code = (f"{self._ex(root.args[0])}[-1]" if isinstance(root, ir.Call) and root.fn == "top"
+                else self._ex(root))
+        p, dom = a.params[0]
+        self.emit("_m = None", depth)
+        self.emit("try:", depth)
+        self.emit(f"_m = MATCH_{i}[{code}]", depth + 1)
+        self.emit("except (r.ModelError, IndexError):", depth)
+        self.emit("pass", depth + 1)
+        self.emit("if _m is None:", depth)
+        self._legal_loops(i, a, self.match_tables[i], depth + 1)
+        self.emit("else:", depth)
+        self.emit(f"_b = {self._ex(fold(dom).args[0])}", depth + 1)
+        self.emit(f"for {local(p)} in _m:", depth + 1)
+        self.emit(f"if _b[{local(p)}]:", depth + 2)
+        self._append(i, a, depth + 3)
+
+    def match_table(self, i: int, a: ir.ActionDecl) -> None:
+        """`MATCH_<i>`, for an action whose one parameter is a kind of a bag and whose
+        condition, apart from tests of the whole state, depends on the parameter and on one
+        kind read from the state (the top of the discard pile, say): per value of that kind,
+        the parameter's values that the condition allows (None where it raises). The
+        legal-move loop then tries those few kinds instead of every kind of the class."""
+        if len(a.params) != 1:
+            return
+        p, dom = a.params[0]
+        dom = fold(dom)
+        if not (isinstance(dom, ir.Call) and dom.fn == "kinds"
+                and self.zone_decl(dom.args[0]).order == "bag"):
+            return
+        names = {p}
+        when = fold(a.when)
+        parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
+        bound = [c for c in parts if ir.uses_locals(c, names)]
+        if not bound:
+            return
+        guard = bound[0] if len(bound) == 1 else ir.BoolOp("and", tuple(bound), when.type)
+        with self.bound(a.params):
+            hoist: list[ir.Expr] = []
+            _collect_hoistable(guard, hoist)
+            shared = [n for n in _calls_in(hoist) if sum(
+                1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
+            hoist = [fold(h) for h in shared + hoist]
+            if not hoist or hoist[0].type.name != "kind":
+                return
+            # each later hoisted part, and the guard, is a function of the root alone
+            if any(_reads_state(h, set(hoist[:j])) for j, h in enumerate(hoist[1:], 1)) or \
+                    _reads_state(guard, set(hoist)):
+                return
+            e = self.emit
+            e("", 0)
+            e(f"def _match_{i}(_h0):", 0)
+            e(f"# action {global_name('', a.name)}: its kinds allowed when the root kind is _h0",
+              1)
+            e("try:", 1)
+            self.hoisted = {hoist[0]: "_h0"}
+            for j, h in enumerate(hoist[1:], 1):
+                e(f"_h{j} = {self._ex(h)}", 2)
+                self.hoisted[h] = f"_h{j}"
+            holds = self.zone_decl(dom.args[0]).holds
+            e(f"return tuple({local(p)} for {local(p)} in {holds.upper()} "
+              f"if {self._ex(guard)})", 2)
+            self.hoisted = {}
+            e("except (r.ModelError, IndexError, TypeError):", 1)
+            e("return None", 2)
+            e(f"MATCH_{i} = tuple(_match_{i}(_k) for _k in range({len(self.g.kinds)}))", 0)
+            self.match_tables[i] = guard
+
+    def _append(self, i: int, a: ir.ActionDecl, depth: int) -> None:
+        if self.playout_mode:
+            self.emit(f"out.append(({i}, {''.join(f'{local(p)}, ' for p, _ in a.params)}))", depth)
+        elif self.action_table_type(a) is not None:
+            self.emit(f"out.append(A{i}" + (f"[{local(a.params[0][0])}])" if a.params else ")"), depth)
+        else:
+            args = "".join(f"{local(p)}, " for p, _ in a.params)
+            self.emit(f"out.append(make({i}, ({args})))", depth)
+
     def _legal_loops(self, i: int, a: ir.ActionDecl, guard: ir.Expr | None, depth: int) -> None:
         for p, dom in a.params:
             dom = fold(dom)
@@ -959,13 +1051,7 @@ class Emitter:
         if guard is not None:
             self.emit(f"if {self._ex(guard)}:", depth)
             depth += 1
-        if self.playout_mode:
-            self.emit(f"out.append(({i}, {''.join(f'{local(p)}, ' for p, _ in a.params)}))", depth)
-        elif self.action_table_type(a) is not None:
-            self.emit(f"out.append(A{i}" + (f"[{local(a.params[0][0])}])" if a.params else ")"), depth)
-        else:
-            args = "".join(f"{local(p)}, " for p, _ in a.params)
-            self.emit(f"out.append(make({i}, ({args})))", depth)
+        self._append(i, a, depth)
 
     def action_table_type(self, a: ir.ActionDecl) -> str | None:
         """Actions with no parameter, or one kind/player/index parameter, are made once
@@ -987,7 +1073,11 @@ class Emitter:
         e(")", 0)
         e("", 0)
         e(f"def {name}(Z, V):", 0)
-        e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
+        e(f"return {self.any_condition(conds)}", 1)
+
+    def any_condition(self, conds: tuple[ir.Condition, ...]) -> str:
+        """Whether any of the conditions holds, as one expression."""
+        return " or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"
 
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.
@@ -1010,6 +1100,15 @@ def _calls_in(exprs: list[ir.Expr]) -> list[ir.Expr]:
             if isinstance(n, ir.Call) and n not in out and not ir.free_locals(n):
                 out.append(n)
     return out
+
+
+def _reads_state(e: ir.Expr, known: set[ir.Expr]) -> bool:
+    """Whether `e` reads a zone or a variable outside the sub-expressions in `known`."""
+    if e in known:
+        return False
+    if isinstance(e, ir.Zone | ir.Var):
+        return True
+    return any(_reads_state(c, known) for c in ir.children(e))
 
 
 def _collect_hoistable(e: ir.Expr, out: list[ir.Expr]) -> None:
