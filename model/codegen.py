@@ -328,8 +328,8 @@ class Emitter:
             if fn == "kinds":
                 return (f"[_k for _z in ({a[0]},) for _k in {z.holds.upper()} if _z[_k]]" if bag
                         else f"r.pile_kinds({a[0]})")
-            if fn == "top":
-                return f"r.top({a[0]})"
+            if fn == "top":  # r.top raises ModelError for an empty pile
+                return f"({a[0]} or r.top({a[0]}))[-1]"
             table = global_name("KA_", e.attr)
             kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
             if fn == "worth":
@@ -467,11 +467,14 @@ class Emitter:
         loops = []
         for g in e.gens:
             bags = self.bag_union(g.iter) if order_free else None
-            if bags is not None:
+            if bags is not None:  # the kinds present in any of the bags, at C speed
                 holds, zones = bags
-                test = " or ".join(f"_u{j}[{local(g.var)}]" for j in range(len(zones)))
-                binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
-                loops.append(f"{binds}for {local(g.var)} in {holds.upper()} if {test}")
+                lo, hi = self.class_range(holds)
+                cut = "" if lo == 0 else f"[{lo}:{hi}]"
+                present = [f"{self._ex(z)}{cut}" for z in zones]
+                while len(present) > 1:
+                    present[:2] = [f"map(or_, {present[0]}, {present[1]})"]
+                loops.append(f"for {local(g.var)} in compress({holds.upper()}, {present[0]})")
                 loops.extend(f"if {self._ex(c)}" for c in g.conds)
                 continue
             loops.append(f"for {local(g.var)} in {self._ex(g.iter)}")
@@ -712,7 +715,8 @@ class Emitter:
         chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
         e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
-        e("from operator import add, mul", 0)
+        e("from itertools import compress", 0)
+        e("from operator import add, mul, or_", 0)
         e("", 0)
         e("from model import runtime as r", 0)
         e("", 0)
