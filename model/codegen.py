@@ -99,7 +99,10 @@ class Emitter:
         self.copy_on_write = False
         self.depth0 = 0  # extra indentation of the legal-move code (inside `playout`)
         self.playout_mode = False
-        self.match_tables: dict[int, ir.Expr] = {}  # action -> its guard, with a MATCH_ table
+        # action -> (its parameter's guard, the kind table of it, the table's root)
+        self.match_tables: dict[int, tuple[ir.Expr, str, ir.Expr]] = {}
+        self.kind_tables: dict[str, str] = {}  # a table's code -> its name
+        self.table_lines: list[str] = []  # the tables, emitted at the end of the module
         self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
         self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
         self.var_types = {v.name: v.type for v in g.vars} | {
@@ -460,7 +463,30 @@ class Emitter:
         # the default is evaluated outside the generators, so before binding their names
         default = self._ex(e.default) if e.default is not None else None
         with self.bound(e.gens):
-            return self._comp(e, order_free, default)
+            code = self._comp(e, order_free, default)
+            return self.any_by_table(e, code) or code
+
+    def any_by_table(self, e: ir.Comp, plain: str) -> str | None:
+        """`any(test(k) for k in kinds(bag))`, where `test` reads only `k` and the top of a
+        pile, as a look-up of the kinds a kind table allows for that top, those in the bag;
+        `plain` (the comprehension as written) where the table has no entry."""
+        if e.fn != "any" or len(e.gens) != 1:
+            return None
+        g = e.gens[0]
+        it = fold(g.iter)
+        if not (isinstance(it, ir.Call) and it.fn == "kinds"
+                and self.zone_decl(it.args[0]).order == "bag"):
+            return None
+        parts = (*g.conds, e.elt)
+        test = fold(parts[0] if len(parts) == 1 else ir.BoolOp("and", parts, e.elt.type))
+        found = self.kind_table(g.var, self.zone_decl(it.args[0]).holds, test)
+        if found is None or not (isinstance(found[1], ir.Call) and found[1].fn == "top"):
+            return None
+        name, root = found
+        pile = self._ex(root.args[0])
+        entry = f"{name}[{pile}[-1] if {pile} else {len(self.g.kinds)}]"
+        return (f"(any(map({self._ex(it.args[0])}.__getitem__, {entry})) "
+                f"if {entry} is not None else {plain})")
 
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
@@ -824,6 +850,7 @@ class Emitter:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
+        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`)", *self.table_lines]
         return "\n".join(self.lines) + "\n"
 
     def guard_parts(self) -> None:
@@ -939,7 +966,7 @@ class Emitter:
                 1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
             hoist = shared + hoist
         if i in self.match_tables:
-            self._table_loops(i, a, hoist[0], depth)
+            self._table_loops(i, a, depth)
         elif hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
@@ -959,33 +986,33 @@ class Emitter:
         else:
             self._legal_loops(i, a, guard, depth)
 
-    def _table_loops(self, i: int, a: ir.ActionDecl, root: ir.Expr, depth: int) -> None:
-        """The legal-move loop of an action with a `MATCH_<i>` table: only the kinds the
-        table allows for the root's value, those in the bag; the plain loop where the root
-        cannot be computed or its table entry is None."""
-        root = fold(root)
-        code = (f"{self._ex(root.args[0])}[-1]" if isinstance(root, ir.Call) and root.fn == "top"
-                else self._ex(root))
+    def _table_loops(self, i: int, a: ir.ActionDecl, depth: int) -> None:
+        """The legal-move loop of an action with a kind table (`kind_table`): only the
+        kinds the table allows for the root's value, those in the bag; the plain loop where
+        the root cannot be computed or its table entry is None."""
+        guard, table, root = self.match_tables[i]
         p, dom = a.params[0]
         self.emit("_m = None", depth)
         self.emit("try:", depth)
-        self.emit(f"_m = MATCH_{i}[{code}]", depth + 1)
+        self.emit(f"_m = {table}[{self._root_code(root)}]", depth + 1)
         self.emit("except (r.ModelError, IndexError):", depth)
         self.emit("pass", depth + 1)
         self.emit("if _m is None:", depth)
-        self._legal_loops(i, a, self.match_tables[i], depth + 1)
+        self._legal_loops(i, a, guard, depth + 1)
         self.emit("else:", depth)
         self.emit(f"_b = {self._ex(fold(dom).args[0])}", depth + 1)
         self.emit(f"for {local(p)} in _m:", depth + 1)
         self.emit(f"if _b[{local(p)}]:", depth + 2)
         self._append(i, a, depth + 3)
 
+    def _root_code(self, root: ir.Expr) -> str:
+        if isinstance(root, ir.Call) and root.fn == "top":  # an empty pile: IndexError
+            return f"{self._ex(root.args[0])}[-1]"
+        return self._ex(root)
+
     def match_table(self, i: int, a: ir.ActionDecl) -> None:
-        """`MATCH_<i>`, for an action whose one parameter is a kind of a bag and whose
-        condition, apart from tests of the whole state, depends on the parameter and on one
-        kind read from the state (the top of the discard pile, say): per value of that kind,
-        the parameter's values that the condition allows (None where it raises). The
-        legal-move loop then tries those few kinds instead of every kind of the class."""
+        """A kind table (`kind_table`) for the legal moves of an action whose one parameter
+        is a kind in a bag, for the parts of its condition that depend on the parameter."""
         if len(a.params) != 1:
             return
         p, dom = a.params[0]
@@ -993,43 +1020,55 @@ class Emitter:
         if not (isinstance(dom, ir.Call) and dom.fn == "kinds"
                 and self.zone_decl(dom.args[0]).order == "bag"):
             return
-        names = {p}
         when = fold(a.when)
         parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
-        bound = [c for c in parts if ir.uses_locals(c, names)]
+        bound = [c for c in parts if ir.uses_locals(c, {p})]
         if not bound:
             return
         guard = bound[0] if len(bound) == 1 else ir.BoolOp("and", tuple(bound), when.type)
         with self.bound(a.params):
-            hoist: list[ir.Expr] = []
-            _collect_hoistable(guard, hoist)
-            shared = [n for n in _calls_in(hoist) if sum(
-                1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
-            hoist = [fold(h) for h in shared + hoist]
-            if not hoist or hoist[0].type.name != "kind":
-                return
-            # each later hoisted part, and the guard, is a function of the root alone
-            if any(_reads_state(h, set(hoist[:j])) for j, h in enumerate(hoist[1:], 1)) or \
-                    _reads_state(guard, set(hoist)):
-                return
-            e = self.emit
-            e("", 0)
-            e(f"def _match_{i}(_h0):", 0)
-            e(f"# action {global_name('', a.name)}: its kinds allowed when the root kind is _h0",
-              1)
-            e("try:", 1)
-            self.hoisted = {hoist[0]: "_h0"}
-            for j, h in enumerate(hoist[1:], 1):
-                e(f"_h{j} = {self._ex(h)}", 2)
-                self.hoisted[h] = f"_h{j}"
-            holds = self.zone_decl(dom.args[0]).holds
-            e(f"return tuple({local(p)} for {local(p)} in {holds.upper()} "
-              f"if {self._ex(guard)})", 2)
-            self.hoisted = {}
-            e("except (r.ModelError, IndexError, TypeError):", 1)
-            e("return None", 2)
-            e(f"MATCH_{i} = tuple(_match_{i}(_k) for _k in range({len(self.g.kinds)}))", 0)
-            self.match_tables[i] = guard
+            found = self.kind_table(p, self.zone_decl(dom.args[0]).holds, guard)
+        if found is not None:
+            self.match_tables[i] = (guard, *found)
+
+    def kind_table(self, var: str, holds: str, test: ir.Expr) -> tuple[str, ir.Expr] | None:
+        """A table of the kinds `var` of class `holds` for which `test` holds, per value of
+        the one kind `test` reads from the state (its root: the top of the discard pile,
+        say); with the table's name and the root, or None if `test` reads more than that.
+
+        `test` (folded) may read only `var`, constants and the root. The table has an entry
+        per kind (None where `test` raises) and a last entry None (for a root that cannot
+        be read). Loops then try the few kinds the entry names instead of every kind.
+        """
+        if ir.free_locals(test) - {var}:
+            return None
+        hoist: list[ir.Expr] = []
+        _collect_hoistable(test, hoist)
+        shared = [n for n in _calls_in(hoist) if sum(
+            1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
+        hoist = [fold(h) for h in shared + hoist]
+        if not hoist or hoist[0].type.name != "kind":
+            return None
+        # each later hoisted part, and the test, is a function of the root alone
+        if any(_reads_state(h, set(hoist[:j])) for j, h in enumerate(hoist[1:], 1)) or \
+                _reads_state(test, set(hoist)):
+            return None
+        saved, self.hoisted = self.hoisted, {hoist[0]: "_h0"}
+        body = []
+        for j, h in enumerate(hoist[1:], 1):
+            body.append(f"        _h{j} = {self._ex(h)}")
+            self.hoisted[h] = f"_h{j}"
+        v = local(var)
+        body.append(f"        return tuple({v} for {v} in {holds.upper()} if {self._ex(test)})")
+        self.hoisted = saved
+        key = "\n".join(body)  # two tests written alike share a table
+        if key not in self.kind_tables:
+            name = self.kind_tables[key] = f"KIND_TABLE_{len(self.kind_tables)}"
+            self.table_lines += [
+                "", f"def _{name.lower()}(_h0):", "    try:", *body,
+                "    except (r.ModelError, IndexError, TypeError):", "        return None",
+                f"{name} = (*(_{name.lower()}(_k) for _k in range({len(self.g.kinds)})), None)"]
+        return self.kind_tables[key], hoist[0]
 
     def _append(self, i: int, a: ir.ActionDecl, depth: int) -> None:
         if self.playout_mode:
