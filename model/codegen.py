@@ -628,7 +628,7 @@ class Emitter:
                     put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
                     return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
-            if sig == "bb" and self.copy_on_write:  # two new lists, nothing copied first
+            if sig == "bb":  # two new lists (nothing copied first on the copy-on-write path)
                 return (f"_s = {a[0]}\n{a[1]} = list(map(add, {a[1]}, _s))\n"
                         f"{a[0]} = [0] * {len(self.g.kinds)}")
             keep = self.count(kw["keep"]) if "keep" in kw else "0"
@@ -719,12 +719,15 @@ class Emitter:
 
     # ----------------------------------------------------------------- module
     def effect_names(self, body: Iterable[ir.Stmt]) -> set[str]:
-        """The effect functions a statement list calls."""
+        """The effect functions a statement list calls (a branch that the chosen variants
+        rule out, as `stmt` leaves it out, calls none)."""
         out: set[str] = set()
         for s in body:
             match s:
                 case ir.Do(fn=fn):
                     out.add(fn)
+                case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
+                    out |= self.effect_names(a if fold(t).value else b)
                 case ir.If(then=a, orelse=b):
                     out |= self.effect_names(a) | self.effect_names(b)
                 case ir.For(body=b) | ir.Repeat(body=b) | ir.While(body=b):
