@@ -480,7 +480,7 @@ class Emitter:
         parts = (*g.conds, e.elt)
         test = fold(parts[0] if len(parts) == 1 else ir.BoolOp("and", parts, e.elt.type))
         found = self.kind_table(g.var, self.zone_decl(it.args[0]).holds, test)
-        if found is None or not (isinstance(found[1], ir.Call) and found[1].fn == "top"):
+        if found is None:
             return None
         name, root = found
         pile = self._ex(root.args[0])
@@ -1016,7 +1016,7 @@ class Emitter:
         p, dom = a.params[0]
         self.emit("_m = None", depth)
         self.emit("try:", depth)
-        self.emit(f"_m = {table}[{self._root_code(root)}]", depth + 1)
+        self.emit(f"_m = {table}[{self._ex(root.args[0])}[-1]]", depth + 1)  # empty: IndexError
         self.emit("except (r.ModelError, IndexError):", depth)
         self.emit("pass", depth + 1)
         self.emit("if _m is None:", depth)
@@ -1026,11 +1026,6 @@ class Emitter:
         self.emit(f"for {local(p)} in _m:", depth + 1)
         self.emit(f"if _b[{local(p)}]:", depth + 2)
         self._append(i, a, depth + 3)
-
-    def _root_code(self, root: ir.Expr) -> str:
-        if isinstance(root, ir.Call) and root.fn == "top":  # an empty pile: IndexError
-            return f"{self._ex(root.args[0])}[-1]"
-        return self._ex(root)
 
     def match_table(self, i: int, a: ir.ActionDecl) -> None:
         """A kind table (`kind_table`) for the legal moves of an action whose one parameter
@@ -1054,13 +1049,13 @@ class Emitter:
             self.match_tables[i] = (guard, *found)
 
     def kind_table(self, var: str, holds: str, test: ir.Expr) -> tuple[str, ir.Expr] | None:
-        """A table of the kinds `var` of class `holds` for which `test` holds, per value of
-        the one kind `test` reads from the state (its root: the top of the discard pile,
-        say); with the table's name and the root, or None if `test` reads more than that.
+        """A table of the kinds `var` of class `holds` for which `test` holds, per kind on
+        top of the one pile `test` reads (its root: `top(discard)`, say); with the table's
+        name and the root, or None if `test` reads more than that.
 
         `test` (folded) may read only `var`, constants and the root. The table has an entry
-        per kind (None where `test` raises) and a last entry None (for a root that cannot
-        be read). Loops then try the few kinds the entry names instead of every kind.
+        per kind (None where `test` raises) and a last entry None (for an empty pile). Loops
+        then try the few kinds the entry names instead of every kind.
         """
         if ir.free_locals(test) - {var}:
             return None
@@ -1069,7 +1064,8 @@ class Emitter:
         shared = [n for n in _calls_in(hoist) if sum(
             1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
         hoist = [fold(h) for h in shared + hoist]
-        if not hoist or hoist[0].type.name != "kind":
+        root = hoist[0] if hoist else None
+        if not (isinstance(root, ir.Call) and root.fn == "top"):  # a kind, or an empty pile
             return None
         # each later hoisted part, and the test, is a function of the root alone
         if any(_reads_state(h, set(hoist[:j])) for j, h in enumerate(hoist[1:], 1)) or \
