@@ -99,6 +99,10 @@ class Emitter:
         self.copy_on_write = False
         self.depth0 = 0  # extra indentation of the legal-move code (inside `playout`)
         self.playout_mode = False
+        # action -> (its parameter's guard, the kind table of it, the table's root)
+        self.match_tables: dict[int, tuple[ir.Expr, str, ir.Expr]] = {}
+        self.kind_tables: dict[str, str] = {}  # a table's code -> its name
+        self.table_lines: list[str] = []  # the tables, emitted at the end of the module
         self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
         self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
         self.var_types = {v.name: v.type for v in g.vars} | {
@@ -327,8 +331,8 @@ class Emitter:
             if fn == "kinds":
                 return (f"[_k for _z in ({a[0]},) for _k in {z.holds.upper()} if _z[_k]]" if bag
                         else f"r.pile_kinds({a[0]})")
-            if fn == "top":
-                return f"r.top({a[0]})"
+            if fn == "top":  # r.top raises ModelError for an empty pile
+                return f"({a[0]} or r.top({a[0]}))[-1]"
             table = global_name("KA_", e.attr)
             kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
             if fn == "worth":
@@ -459,22 +463,59 @@ class Emitter:
         # the default is evaluated outside the generators, so before binding their names
         default = self._ex(e.default) if e.default is not None else None
         with self.bound(e.gens):
-            return self._comp(e, order_free, default)
+            code = self._comp(e, order_free, default)
+            return self.any_by_table(e, code) or code
+
+    def any_by_table(self, e: ir.Comp, plain: str) -> str | None:
+        """`any(test(k) for k in kinds(bag))`, where `test` reads only `k` and the top of a
+        pile, as a look-up of the kinds a kind table allows for that top, those in the bag;
+        `plain` (the comprehension as written) where the table has no entry."""
+        if e.fn != "any" or len(e.gens) != 1:
+            return None
+        g = e.gens[0]
+        it = fold(g.iter)
+        if not (isinstance(it, ir.Call) and it.fn == "kinds"
+                and self.zone_decl(it.args[0]).order == "bag"):
+            return None
+        parts = (*g.conds, e.elt)
+        test = fold(parts[0] if len(parts) == 1 else ir.BoolOp("and", parts, e.elt.type))
+        found = self.kind_table(g.var, self.zone_decl(it.args[0]).holds, test)
+        if found is None:
+            return None
+        name, root = found
+        pile = self._ex(root.args[0])
+        entry = f"{name}[{pile}[-1] if {pile} else {len(self.g.kinds)}]"
+        return (f"(any(map({self._ex(it.args[0])}.__getitem__, {entry})) "
+                f"if {entry} is not None else {plain})")
+
+    def _iterable(self, g: ir.Gen, order_free: bool) -> str:
+        """What a generator loops over; where order and repeats do not matter, the kinds
+        present in any of a union of bags, at C speed."""
+        bags = self.bag_union(g.iter) if order_free else None
+        if bags is None:
+            return self._ex(g.iter)
+        holds, zones = bags
+        lo, hi = self.class_range(holds)
+        cut = "" if lo == 0 else f"[{lo}:{hi}]"
+        present = [f"{self._ex(z)}{cut}" for z in zones]
+        while len(present) > 1:
+            present[:2] = [f"map(or_, {present[0]}, {present[1]})"]
+        return f"compress({holds.upper()}, {present[0]})"
 
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
         loops = []
         for g in e.gens:
-            bags = self.bag_union(g.iter) if order_free else None
-            if bags is not None:
-                holds, zones = bags
-                test = " or ".join(f"_u{j}[{local(g.var)}]" for j in range(len(zones)))
-                binds = "".join(f"for _u{j} in ({self._ex(z)},) " for j, z in enumerate(zones))
-                loops.append(f"{binds}for {local(g.var)} in {holds.upper()} if {test}")
-                loops.extend(f"if {self._ex(c)}" for c in g.conds)
-                continue
-            loops.append(f"for {local(g.var)} in {self._ex(g.iter)}")
+            loops.append(f"for {local(g.var)} in {self._iterable(g, order_free)}")
             loops.extend(f"if {self._ex(c)}" for c in g.conds)
+        g = e.gens[0]
+        if (len(e.gens) == 1 and not g.conds and isinstance(e.elt, ir.Attr)
+                and e.elt.obj == ir.Local(g.var, e.elt.obj.type) and e.elt.obj.type.name == "kind"
+                and e.fn in ("list", "sum", "any", "all")):
+            # an attribute of each element: a map over the attribute's table, at C speed
+            mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
+                      f"{self._iterable(g, order_free)})")
+            return f"[*{mapped}]" if e.fn == "list" else f"{e.fn}({mapped})"
         body = " ".join(loops)
         elt = self._ex(e.elt)
         gen = f"{elt} {body}"
@@ -598,6 +639,9 @@ class Emitter:
                     put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
                     return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
+            if sig == "bb":  # two new lists (nothing copied first on the copy-on-write path)
+                return (f"_s = {a[0]}\n{a[1]} = list(map(add, {a[1]}, _s))\n"
+                        f"{a[0]} = [0] * {len(self.g.kinds)}")
             keep = self.count(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
         if fn == "gather":
@@ -633,6 +677,9 @@ class Emitter:
         """
         if not self.copy_on_write or s.fn in ("gather", "pay", "exchange"):
             return []
+        if s.fn == "move_all" and self.zone_decl(s.args[0]).order == "bag" == \
+                self.zone_decl(s.args[1]).order:
+            return []  # written as new lists (`effect`)
         if s.fn == "deal":
             base = self.layout.zone_base[s.args[1].value]
             return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
@@ -683,12 +730,15 @@ class Emitter:
 
     # ----------------------------------------------------------------- module
     def effect_names(self, body: Iterable[ir.Stmt]) -> set[str]:
-        """The effect functions a statement list calls."""
+        """The effect functions a statement list calls (a branch that the chosen variants
+        rule out, as `stmt` leaves it out, calls none)."""
         out: set[str] = set()
         for s in body:
             match s:
                 case ir.Do(fn=fn):
                     out.add(fn)
+                case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
+                    out |= self.effect_names(a if fold(t).value else b)
                 case ir.If(then=a, orelse=b):
                     out |= self.effect_names(a) | self.effect_names(b)
                 case ir.For(body=b) | ir.Repeat(body=b) | ir.While(body=b):
@@ -705,7 +755,8 @@ class Emitter:
         chosen = [global_name("", k) + "=" + global_name("", v) for k, v in g.chosen.items()]
         e(f"Variants: {', '.join(chosen) or 'none'}", 0)
         e('"""', 0)
-        e("from operator import mul", 0)
+        e("from itertools import compress", 0)
+        e("from operator import add, mul, or_", 0)
         e("", 0)
         e("from model import runtime as r", 0)
         e("", 0)
@@ -772,10 +823,12 @@ class Emitter:
                 self.stmts(a.effects, 1)
                 self.copy_on_write = False
                 e("V[2] = actor", 1)
-                e("return round_end(Z, V)", 1)
+                e(f"return {self.any_condition(g.round_end)}", 1)  # round_end, inlined
                 e("", 0)
                 e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
                 self.stmts(a.effects, 1)
+        for i, a in enumerate(g.actions):
+            self.match_table(i, a)
         e("", 0)
         e("def legal(Z, V, make):", 0)
         e("out = []", 1)
@@ -784,6 +837,14 @@ class Emitter:
         self.playout()
         self._conditions("round_end", g.round_end)
         self._conditions("game_end", g.game_end)
+        e("", 0)
+        e("def round_over(Z, V, ch):", 0)
+        e("# after the round's last action: scoring, then the game's end or the next deal", 1)
+        e("scoring(Z, V, ch)", 1)
+        e("if game_end(Z, V): return True", 1)
+        e("V[1] += 1", 1)
+        e("round_start(Z, V, ch)", 1)
+        e("return False", 1)
         e("", 0)
         e("def round_end_names(Z, V):", 0)
         e("return [n for n, f in ROUND_END if f(Z, V)]", 1)
@@ -811,6 +872,7 @@ class Emitter:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
+        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`)", *self.table_lines]
         return "\n".join(self.lines) + "\n"
 
     def guard_parts(self) -> None:
@@ -925,7 +987,9 @@ class Emitter:
             shared = [n for n in _calls_in(hoist) if sum(
                 1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
             hoist = shared + hoist
-        if hoist:
+        if i in self.match_tables:
+            self._table_loops(i, a, depth)
+        elif hoist:
             self.emit("try:", depth)
             for j, h in enumerate(hoist):
                 h = fold(h)
@@ -944,6 +1008,95 @@ class Emitter:
         else:
             self._legal_loops(i, a, guard, depth)
 
+    def _table_loops(self, i: int, a: ir.ActionDecl, depth: int) -> None:
+        """The legal-move loop of an action with a kind table (`kind_table`): only the
+        kinds the table allows for the root's value, those in the bag; the plain loop where
+        the root cannot be computed or its table entry is None."""
+        guard, table, root = self.match_tables[i]
+        p, dom = a.params[0]
+        self.emit("_m = None", depth)
+        self.emit("try:", depth)
+        self.emit(f"_m = {table}[{self._ex(root.args[0])}[-1]]", depth + 1)  # empty: IndexError
+        self.emit("except (r.ModelError, IndexError):", depth)
+        self.emit("pass", depth + 1)
+        self.emit("if _m is None:", depth)
+        self._legal_loops(i, a, guard, depth + 1)
+        self.emit("else:", depth)
+        self.emit(f"_b = {self._ex(fold(dom).args[0])}", depth + 1)
+        self.emit(f"for {local(p)} in _m:", depth + 1)
+        self.emit(f"if _b[{local(p)}]:", depth + 2)
+        self._append(i, a, depth + 3)
+
+    def match_table(self, i: int, a: ir.ActionDecl) -> None:
+        """A kind table (`kind_table`) for the legal moves of an action whose one parameter
+        is a kind in a bag, for the parts of its condition that depend on the parameter."""
+        if len(a.params) != 1:
+            return
+        p, dom = a.params[0]
+        dom = fold(dom)
+        if not (isinstance(dom, ir.Call) and dom.fn == "kinds"
+                and self.zone_decl(dom.args[0]).order == "bag"):
+            return
+        when = fold(a.when)
+        parts = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
+        bound = [c for c in parts if ir.uses_locals(c, {p})]
+        if not bound:
+            return
+        guard = bound[0] if len(bound) == 1 else ir.BoolOp("and", tuple(bound), when.type)
+        with self.bound(a.params):
+            found = self.kind_table(p, self.zone_decl(dom.args[0]).holds, guard)
+        if found is not None:
+            self.match_tables[i] = (guard, *found)
+
+    def kind_table(self, var: str, holds: str, test: ir.Expr) -> tuple[str, ir.Expr] | None:
+        """A table of the kinds `var` of class `holds` for which `test` holds, per kind on
+        top of the one pile `test` reads (its root: `top(discard)`, say); with the table's
+        name and the root, or None if `test` reads more than that.
+
+        `test` (folded) may read only `var`, constants and the root. The table has an entry
+        per kind (None where `test` raises) and a last entry None (for an empty pile). Loops
+        then try the few kinds the entry names instead of every kind.
+        """
+        if ir.free_locals(test) - {var}:
+            return None
+        hoist: list[ir.Expr] = []
+        _collect_hoistable(test, hoist)
+        shared = [n for n in _calls_in(hoist) if sum(
+            1 for h in hoist for x in ir.walk(h) if x == n) > 1 and n not in hoist]
+        hoist = [fold(h) for h in shared + hoist]
+        root = hoist[0] if hoist else None
+        if not (isinstance(root, ir.Call) and root.fn == "top"):  # a kind, or an empty pile
+            return None
+        # each later hoisted part, and the test, is a function of the root alone
+        if any(_reads_state(h, set(hoist[:j])) for j, h in enumerate(hoist[1:], 1)) or \
+                _reads_state(test, set(hoist)):
+            return None
+        saved, self.hoisted = self.hoisted, {hoist[0]: "_h0"}
+        body = []
+        for j, h in enumerate(hoist[1:], 1):
+            body.append(f"        _h{j} = {self._ex(h)}")
+            self.hoisted[h] = f"_h{j}"
+        v = local(var)
+        body.append(f"        return tuple({v} for {v} in {holds.upper()} if {self._ex(test)})")
+        self.hoisted = saved
+        key = "\n".join(body)  # two tests written alike share a table
+        if key not in self.kind_tables:
+            name = self.kind_tables[key] = f"KIND_TABLE_{len(self.kind_tables)}"
+            self.table_lines += [
+                "", f"def _{name.lower()}(_h0):", "    try:", *body,
+                "    except (r.ModelError, IndexError, TypeError):", "        return None",
+                f"{name} = (*(_{name.lower()}(_k) for _k in range({len(self.g.kinds)})), None)"]
+        return self.kind_tables[key], hoist[0]
+
+    def _append(self, i: int, a: ir.ActionDecl, depth: int) -> None:
+        if self.playout_mode:
+            self.emit(f"out.append(({i}, {''.join(f'{local(p)}, ' for p, _ in a.params)}))", depth)
+        elif self.action_table_type(a) is not None:
+            self.emit(f"out.append(A{i}" + (f"[{local(a.params[0][0])}])" if a.params else ")"), depth)
+        else:
+            args = "".join(f"{local(p)}, " for p, _ in a.params)
+            self.emit(f"out.append(make({i}, ({args})))", depth)
+
     def _legal_loops(self, i: int, a: ir.ActionDecl, guard: ir.Expr | None, depth: int) -> None:
         for p, dom in a.params:
             dom = fold(dom)
@@ -959,13 +1112,7 @@ class Emitter:
         if guard is not None:
             self.emit(f"if {self._ex(guard)}:", depth)
             depth += 1
-        if self.playout_mode:
-            self.emit(f"out.append(({i}, {''.join(f'{local(p)}, ' for p, _ in a.params)}))", depth)
-        elif self.action_table_type(a) is not None:
-            self.emit(f"out.append(A{i}" + (f"[{local(a.params[0][0])}])" if a.params else ")"), depth)
-        else:
-            args = "".join(f"{local(p)}, " for p, _ in a.params)
-            self.emit(f"out.append(make({i}, ({args})))", depth)
+        self._append(i, a, depth)
 
     def action_table_type(self, a: ir.ActionDecl) -> str | None:
         """Actions with no parameter, or one kind/player/index parameter, are made once
@@ -987,7 +1134,11 @@ class Emitter:
         e(")", 0)
         e("", 0)
         e(f"def {name}(Z, V):", 0)
-        e("return " + (" or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"), 1)
+        e(f"return {self.any_condition(conds)}", 1)
+
+    def any_condition(self, conds: tuple[ir.Condition, ...]) -> str:
+        """Whether any of the conditions holds, as one expression."""
+        return " or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"
 
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.
@@ -1010,6 +1161,15 @@ def _calls_in(exprs: list[ir.Expr]) -> list[ir.Expr]:
             if isinstance(n, ir.Call) and n not in out and not ir.free_locals(n):
                 out.append(n)
     return out
+
+
+def _reads_state(e: ir.Expr, known: set[ir.Expr]) -> bool:
+    """Whether `e` reads a zone or a variable outside the sub-expressions in `known`."""
+    if e in known:
+        return False
+    if isinstance(e, ir.Zone | ir.Var):
+        return True
+    return any(_reads_state(c, known) for c in ir.children(e))
 
 
 def _collect_hoistable(e: ir.Expr, out: list[ir.Expr]) -> None:

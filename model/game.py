@@ -86,6 +86,7 @@ class Game:
                                   for i in range(len(game_ir.actions))]
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
         self._scoring, self._round_start = ns["scoring"], ns["round_start"]
+        self._round_over = ns["round_over"]
         self._action_cache: dict[tuple[int, tuple], Action] = {}
         self._templates = [_template(a) for a in game_ir.actions]
         self.invariants: tuple[tuple[str, Any], ...] = ns["INVARIANTS"]
@@ -250,8 +251,8 @@ class Game:
             self.ns["setup"](Z, V, chance)
             if self._setup_shuffles:
                 return Z, V
-            done = self._after_setup = ([z[:] for z in Z], V[:])
-        return [z[:] for z in done[0]], done[1][:]
+            done = self._after_setup = (list(map(list.copy, Z)), V[:])
+        return list(map(list.copy, done[0])), done[1][:]
 
     def random_playout(self, seed: int, pick: Callable[[int], int], max_actions: int = 1_000_000,
                        tally: list[int] | None = None) -> tuple[int, State]:
@@ -542,13 +543,8 @@ class State:
         if ended:
             if chance is None:
                 chance = g.chance(self._seed, self._step)
-            Z = [z[:] for z in Z]  # scoring and the deal change zones in place
-            g._scoring(Z, V, chance)
-            if g._game_end(Z, V):
-                terminal = True
-            else:
-                V[1] += 1
-                g._round_start(Z, V, chance)
+            Z = list(map(list.copy, Z))  # scoring and the deal change zones in place
+            terminal = g._round_over(Z, V, chance)
         nxt = _new(State)  # State(...) without the call: Z and V are this step's own
         nxt._game, nxt._z, nxt._v, nxt._terminal = g, Z, V, terminal
         nxt._seed, nxt._step, nxt._legal = self._seed, self._step + 1, None

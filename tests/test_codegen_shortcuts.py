@@ -1,0 +1,94 @@
+"""The generated code's shortcuts (model/codegen.py) against the plain reading of the spec.
+
+Kind tables (`Emitter.kind_table`) answer `legal` and `any(... for k in kinds(bag))` by a
+look-up per root kind, and each step inlines the round-end test; the plain, per-action
+`check_<i>` functions and the `ROUND_END` conditions use none of the legal-move shortcuts.
+Over seeded games of every spec, the legal actions must be exactly the candidates whose
+check holds, in the documented order, and a step must say the round ends exactly when a
+round-end condition holds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+import model
+from model import ModelError
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+SPECS = sorted(p.stem for p in SPEC.glob("*.yaml"))
+
+
+def candidates(game: model.Game) -> list[model.Action] | None:
+    """Every action any state could offer, in the documented order (None if a parameter's
+    values depend on the state)."""
+    out = []
+    for i, domains in enumerate(game.param_domains()):
+        values = [allowed for _, allowed in domains]
+        if any(v is None for v in values):
+            return None
+        out += [game.action(i, tuple(args)) for args in itertools.product(*values)]
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_legal_actions_are_the_candidates_whose_check_holds(spec: str) -> None:
+    game = model.load(spec, players=3)
+    every = candidates(game)
+    if every is None:
+        pytest.skip(f"{spec}: a parameter's values depend on the state")
+    rng = random.Random(spec)
+    compared = 0
+    for seed in range(40):
+        state = game.initial_state(seed)
+        for _ in range(400):
+            if state.is_terminal or compared == 400:
+                break
+            legal = state.legal_actions()
+            assert legal == [a for a in every if state.why_illegal(a) is None], (seed, state)
+            compared += 1
+            action = legal[rng.randrange(len(legal))]
+            z, v = list(state.z), list(state.v)
+            ended = game._steps[action.index](z, v, None if not game._shuffles[action.index]
+                                              else game.chance(seed, state.step), action.args)
+            assert bool(ended) == bool(game.ns["round_end_names"](z, v)), (seed, action)
+            state = state.apply(action)
+    assert compared == 400
+
+
+def test_lama_has_a_kind_table_and_it_lists_the_plays_on_each_top_card() -> None:
+    """lama.en#L15-L16: on a card, play the same value or one higher; a 1 on a llama."""
+    game = model.load("lama", players=2)
+    tables = [v for k, v in game.ns.items() if k.startswith("KIND_TABLE_")]
+    assert tables, "the play condition should be answered by a kind table"
+    rank = game.ns["KA_rank"]
+    names = game.kind_names
+    for table in tables:
+        assert table[-1] is None  # the entry for a top that cannot be read
+        for top in range(len(names)):
+            if names[top] in ("white", "black"):
+                continue
+            plays = {names[k] for k in table[top]}
+            expected = {n for k, n in enumerate(names) if rank[k] and (
+                rank[k] in (rank[top], rank[top] + 1) or (rank[k] == 1 and rank[top] == 7))}
+            assert plays == expected, names[top]
+
+
+def test_an_empty_discard_pile_reaches_the_plain_code_not_a_table() -> None:
+    """With nothing on the discard pile the play condition cannot be evaluated: the legal
+    moves raise ModelError as the plain loop does (no table entry hides it), and a lone
+    player's round-end test raises it too, as `top()` of an empty pile does."""
+    game = model.load("lama", players=2)
+    state = game.state_from_dict({"active": 0, "zones": {
+        "stock": "rest", "discard": [], "hand": [{"3": 1}, {"4": 1}]}}, checked=False)
+    with pytest.raises(ModelError, match="empty pile"):
+        state.legal_actions()
+    lone = game.state_from_dict({"active": 0, "vars": {"quit": [False, True]}, "zones": {
+        "stock": "rest", "discard": [], "hand": [{"3": 1}, {}],
+        "out": [{}, {"4": 1}]}}, checked=False)
+    with pytest.raises(ModelError, match="empty pile"):
+        game.ns["round_end"](list(lone.z), list(lone.v))
