@@ -39,6 +39,8 @@ from .state import Enc, SymState, ZoneRef, lemma_state, sound
 from .terms import NOT, SUM, Unsupported, is_bool, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
+#: A condition on zones alone, by name: (name, its value on a state)
+Kept = tuple[str, Callable[[SymState, Ctx], Any]]
 GAVE_UP = "z3 gave up (or the time ran out)"
 
 
@@ -104,16 +106,18 @@ class Lemmas:
         self.enc = enc
         self._done: dict[tuple, str | None] = {}
 
-    def check(self, sites: Iterable[Site], ms_left: Callable[[], int]) -> str | None:
+    def check(self, sites: Iterable[Site], ms_left: Callable[[], int], kept: Kept | None = None
+              ) -> str | None:
         """None if every site's lemma holds; otherwise which one failed, and how.
-        `ms_left()` is the time left, in milliseconds, for each z3 call."""
+        `ms_left()` is the time left, in milliseconds, for each z3 call. With `kept`, the
+        lemma is instead that the effect keeps that condition on zones (see `keeps`)."""
         for stmt, depths, env in sites:
             # statements compare by their text (not their line): a rule written twice
             # needs one lemma
-            key = (stmt, depths,
+            key = (stmt, depths, kept and kept[0],
                    tuple((k, v if isinstance(v, bool | int) else None) for k, v in env.items()))
             if key not in self._done:
-                why = self._check_one(stmt, depths, env, len(self._done), ms_left)
+                why = self._check_one(stmt, depths, env, len(self._done), ms_left, kept)
                 if why is not None and why.endswith(GAVE_UP):
                     return why  # not a finding about the effect: try again next time
                 self._done[key] = why
@@ -125,8 +129,17 @@ class Lemmas:
     def count(self) -> int:
         return len(self._done)
 
+    def keeps(self, kept: Kept, sites: Iterable[Site], ms_left: Callable[[], int]) -> bool:
+        """Whether every effect of `sites`, from any state with sound zones where the
+        condition holds, leads to one where it holds. For a condition that reads zones
+        only (no variable), that proves a transition of those effects keeps it: the
+        statements between effects leave zones alone, and an `if` or loop merges states
+        where it holds. Each lemma is small where the whole transition can be beyond z3
+        (a count over several zone families, through draws and reshuffles)."""
+        return self.check(sites, ms_left, kept) is None
+
     def _check_one(self, stmt: ir.Do, depths: tuple[int, ...], env: dict[str, Any], n: int,
-                   ms_left: Callable[[], int]) -> str | None:
+                   ms_left: Callable[[], int], kept: Kept | None = None) -> str | None:
         enc = self.enc
         where = f"{stmt.fn} at spec line {stmt.where.line}"
         tag = f"L{n}"
@@ -144,7 +157,7 @@ class Lemmas:
                 if shape in seen:
                     continue
                 seen.add(shape)
-                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left)
+                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left, kept)
                 if why is not None:
                     return f"{where}: {why}"
         except Unsupported as exc:
@@ -152,13 +165,17 @@ class Lemmas:
         return None
 
     def _check_args(self, stmt: ir.Do, pre: SymState, env: dict[str, Any], args: list,
-                    tag: str, ms_left: Callable[[], int]) -> str | None:
+                    tag: str, ms_left: Callable[[], int], kept: Kept | None = None
+                    ) -> str | None:
         enc = self.enc
         ctx = Ctx(tag)
         post = Exec(enc, ctx).effect(stmt, pre, env, args)
         touched = [i for i in range(enc.n_inst)
                    if post.Z[i] is not pre.Z[i] or post.T[i] is not pre.T[i]
                    or post.S[i] is not pre.S[i]]
+        if kept is not None:
+            assumed = [sound(enc, pre, touched), kept[1](pre, ctx)]
+            return self._prove([NOT(kept[1](post, ctx))], assumed, ctx, ms_left)
         goals = [NOT(sound(enc, post, [i])) for i in touched]
         for k in range(enc.K):
             zs = [i for i in touched if k in enc.kpos[i]]
@@ -168,8 +185,13 @@ class Lemmas:
             if not (z3.is_int_value(change) and change.as_long() == 0):
                 goals.append(change != 0)
         goals += [ctx.failing("typing"), ctx.failing("bound")]
+        return self._prove(goals, [sound(enc, pre, touched)], ctx, ms_left)
+
+    @staticmethod
+    def _prove(goals: list, assumed: list, ctx: Ctx, ms_left: Callable[[], int]) -> str | None:
+        """None if no goal can hold under the assumptions, else why not."""
         s = z3.Solver()
-        for c in (sound(enc, pre, touched), ctx.defined("undefined"), *ctx.assume):
+        for c in (*assumed, ctx.defined("undefined"), *ctx.assume):
             if c is not True:
                 s.add(zterm(c))
         # one goal at a time (a zone, a kind's total): far easier for z3 than all at once

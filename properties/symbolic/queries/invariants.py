@@ -102,6 +102,30 @@ class _Goals:
                 return r, name
         return z3.unsat, ""
 
+    def by_effects(self, part: Any, name: str) -> bool:
+        """Whether invariant `name`, a condition on zones alone, is kept by every effect
+        the transition `part` runs (`Lemmas.keeps`); then the transition keeps it."""
+        cond = next(c for c in self.conds if c.name == name)
+        if any(isinstance(x, ir.Var) for x in ir.walk(cond.expr)):
+            return False
+        M = self.M
+        kept = (name, lambda st, ctx: M.condition(cond.expr, st, ctx))
+        return self.lemmas.keeps(kept, part.ctx.sites, lambda: min(self.clock.ms(), LEMMA_MS))
+
+    def kept_always(self, one: OneStep, part: Any, name: str) -> bool:
+        """Whether invariant `name` holds after the action of `part` whenever it held
+        before, a round ending or not: the action leaves everything it reads alone, or it
+        reads zones alone and every effect keeps it (`by_effects`)."""
+        cond = next(c for c in self.conds if c.name == name)
+        pre, post, enc = one.s, part.post, self.enc
+        fams = {x.family for x in ir.walk(cond.expr) if isinstance(x, ir.Zone)}
+        read = {x.name for x in ir.walk(cond.expr) if isinstance(x, ir.Var)}
+        untouched = (all(post.V[v] is pre.V[v] for v in read)
+                     and all(post.Z[i] is pre.Z[i] and post.T[i] is pre.T[i]
+                             and post.S[i] is pre.S[i]
+                             for i, (f, _) in enumerate(enc.inst) if f in fams))
+        return untouched or self.by_effects(part, name)
+
     def localized(self, one: OneStep, n: int, name: str) -> bool:
         """Whether invariant `name` is kept by action alternative n on the *localized*
         transition (`expressions.Hidden`): the zone families and variables the invariant
@@ -168,7 +192,9 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT,
             action = f"{game.ir.actions[part.alt.action].name} by player {part.alt.actor}"
             # the type invariant after every action; the others unless a round ends
             typing = [g for g in goals if g[0].startswith(TYPE)]
-            others = [g for g in goals if not g[0].startswith(TYPE)]
+            # an invariant on zones alone that every effect keeps needs no whole-step check
+            others = [g for g in goals if not g[0].startswith(TYPE)
+                      and not (g[0] in names and G.by_effects(part, g[0]))]
             r, bad = G.first_failing(s, taken, iter(typing))
             if r == z3.unsat:
                 r, bad = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
@@ -181,13 +207,19 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT,
                               clock.elapsed())
             if r == z3.unknown:
                 return gave_up(f"after {action}", bad)
-        # and by the round transition, from any well-formed state where a round ends
+        # and by the round transition, from any well-formed state where a round ends and
+        # the invariants hold that every action keeps, a round ending or not
+        at_end = [c for c in names
+                  if all(G.kept_always(one, part, c) for part in one.parts
+                         if part.enabled is not False)]
         mid = enc.fresh_state("mid")
         rctx = Ctx("round")
         ends, over, _, s_next = M.round_outcomes(mid, rctx)
         s = new_solver(clock)
+        mctx = Ctx("mid")
         add_all(s, enc.wf(mid), NOT(mid.term), ends, NOT(over), *rctx.assume,
-                rctx.defined("undefined"))
+                rctx.defined("undefined"), M.invariants(mid, mctx, at_end), *mctx.assume,
+                mctx.defined("undefined"))
         qctx = Ctx("qn")
         goals = list(G.of(s_next, qctx, rctx.sites))
         add_all(s, *qctx.assume)
@@ -242,6 +274,11 @@ def related_invariants(game: model.Game, e: ir.Expr) -> list[str]:
                 for n in ir.walk(x) if isinstance(n, ir.Var | ir.Zone)}
     mine = reads(e)
     return [c.name for c in game.ir.invariants if reads(c.expr) & mine]
+
+
+def invariants_proved(game: model.Game) -> bool:
+    """Whether the spec's invariants were proved inductive already (no z3 call)."""
+    return _INDUCTIVE.get(id(machine(game)), False)
 
 
 def assume_invariants(game: model.Game, clock: Clock) -> bool:
