@@ -12,6 +12,7 @@ import z3
 import model
 
 from ..machine import Machine
+from ..terms import OutOfTime
 from ..witness import Disagreement
 from .common import (
     TIME_LIMIT,
@@ -44,7 +45,11 @@ def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: float = TI
             actions = state.legal_actions()
             action = actions[rng.randrange(len(actions))]
             nxt = state.apply(action)
-            if not check_transition(game, M, state, action, nxt, alts, clock):
+            try:
+                done = check_transition(game, M, state, action, nxt, alts, clock)
+            except OutOfTime:
+                done = False  # out of time building its formulas: not counted
+            if not done:
                 break  # out of time inside z3: that transition is not counted
             state = nxt
             steps += 1
@@ -67,7 +72,10 @@ def check_transition(game: model.Game, M: Machine, state: model.State, action: m
     legal = set(state.legal_actions())
     found = set()
     chosen = None
+    active = pre.V["active"][0]
     for n, alt in enumerate(alts or M.alts()):
+        if alt.actor is not None and alt.actor != active:
+            continue  # its guard asks that another player act: not built, as it is disabled
         part = M.action_part(pre, alt, f"t{n}")
         if part.enabled is False:
             continue
