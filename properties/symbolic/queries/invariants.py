@@ -153,11 +153,19 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT,
     are inductive: true at every deal, and kept by every transition into a non-terminal
     state. Then they hold in every reachable state, and other proofs may assume them.
     `names`: only these invariants (a subset that is inductive on its own)."""
+    res = _invariants(game, limit, names)
+    if names is None:
+        # the queries after this one, in the same process, assume them or not without
+        # asking again (with less time they would not do better)
+        _INDUCTIVE[id(machine(game))] = res.status == "proved"
+    return res
+
+
+def _invariants(game: model.Game, limit: float, names: Sequence[str] | None) -> Result:
     clock = Clock(limit)
     M = machine(game)
     enc = M.enc
     G = _Goals(game, M, clock, names)
-    subset = names is not None
     names = [c.name for c in G.conds]
 
     def gave_up(where: str, goal: str) -> Result:
@@ -240,8 +248,6 @@ def invariants(game: model.Game, limit: float = TIME_LIMIT,
             return gave_up("after the round transition", bad)
     except Unsupported as exc:
         return Result("invariants", "unknown", f"not encoded: {exc}", clock.elapsed())
-    if not subset:
-        _INDUCTIVE[id(M)] = True
     return Result("invariants", "proved", f"inductive, so true in every reachable state: "
                   f"{', '.join(names) or 'no declared invariants'} (with the type invariant "
                   "and no round-end condition between actions)", clock.elapsed())
@@ -285,8 +291,8 @@ def assume_invariants(game: model.Game, clock: Clock) -> bool:
     """Whether the spec's invariants are proved inductive (proving them if not yet tried)."""
     M = machine(game)
     if id(M) not in _INDUCTIVE:
-        _INDUCTIVE[id(M)] = invariants(game, limit=max(clock.left() / 2, 1.0)).status == "proved"
-    return _INDUCTIVE[id(M)]
+        invariants(game, limit=max(clock.left() / 2, 1.0))
+    return _INDUCTIVE.get(id(M), False)
 
 
 
