@@ -11,7 +11,7 @@ children: the command and its worker processes) for each run:
    the default reading of next_round_starter (the 11 of its 13 configurations with that
    reading take the clause; the other two, and the other specs, come from the cache).
 
-    python benchmarks/check_cache.py [--z3] [--jobs N]
+    python benchmarks/check_cache.py [--z3] [--jobs N] [--skip-alone] [--json rows.json]
 
 Without --z3 the runs pass --no-z3. The machine's load average is printed too: on a
 shared machine the wall time depends on it, the CPU time much less.
@@ -54,6 +54,8 @@ def main() -> None:
     ap.add_argument("--z3", action="store_true", help="also run the z3 queries")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--skip-alone", action="store_true", help="skip the per-spec cold runs")
+    ap.add_argument("--json", type=Path, help="write the cold run's rows to this file (the "
+                    "z3 rows' outcomes and seconds, for docs/symbolic.md's table)")
     opts = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="rulespec-bench-"))
     specs = work / "spec"
@@ -73,7 +75,8 @@ def main() -> None:
             report(f"cold, {Path(path).stem} alone", run([path, *common], work / "alone", ROOT))
             shutil.rmtree(work / "alone")
     cache = work / "cache"
-    report("cold, all specs", run([*paths, *common], cache, ROOT))
+    rows = ["--json", str(opts.json.resolve())] if opts.json else []
+    report("cold, all specs", run([*paths, *common, *rows], cache, ROOT))
     report("warm, nothing changed", run([*paths, *common], cache, ROOT))
     game, old, new = CHANGE
     target = specs / f"{game}.yaml"
