@@ -60,6 +60,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="rulespec-bench-"))
     specs = work / "spec"
     shutil.copytree(ROOT / "spec", specs)
+    # the witnesses the specs record (`expect: witness:`), found beside the spec folder
+    shutil.copytree(ROOT / "tests" / "witnesses", work / "tests" / "witnesses")
     paths = sorted(str(p) for p in specs.glob("*.yaml"))
     common = ["--jobs", str(opts.jobs)] + ([] if opts.z3 else ["--no-z3"])
 

@@ -12,14 +12,12 @@ import model
 
 from ..terms import AND, NOT, OR, Unsupported
 from .common import (
-    SEARCH_BUDGET,
     TIME_LIMIT,
     Clock,
     OneStep,
     Result,
     add_all,
     bounded,
-    budget,
     check_sat,
     machine,
     new_solver,
@@ -30,11 +28,8 @@ from .unroll import Unroller, bmc
 
 # ---------------------------------------------------------------------- legal moves
 @bounded
-def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
-               units: int | None = SEARCH_BUDGET) -> Result:
-    """Every well-formed, non-terminal state within a round has a legal action; where that
-    is not proved, a search from a deal spends at most `units` of z3's resources (None:
-    only the time limit), so the depth it reaches does not depend on the machine's load.
+def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+    """Every well-formed, non-terminal state within a round has a legal action.
 
     "No action is legal" must hold for every parameter value, so this query uses one
     action instance per parameter value (a symbolic parameter would let z3 pick a bad one).
@@ -67,7 +62,7 @@ def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
         return AND(NOT(u.states[k].term), *[NOT(AND(p.enabled, p.guard_ok)) for p in parts])
 
     try:
-        found = bmc(game, stuck, clock, max_depth, budget=budget(units))
+        found = bmc(game, stuck, clock, max_depth)
         trace, k = found.trace, found.k
     except Unsupported as exc:
         return Result("legal_move", "unknown", f"not encoded: {exc}", clock.elapsed())
