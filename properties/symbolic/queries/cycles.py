@@ -344,6 +344,10 @@ def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
             and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))
 
 
+
+#: The share of game_cycle's time the invariants the game measure reads may take: where a
+#: spec declares a measure, its proof is worth more than a short search.
+MEASURE_SHARE = 0.75
 # ---------------------------------------------------------------------- game measure
 def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     """The spec's game measure (`game_end.measure`) proves that every game ends: between
@@ -360,7 +364,7 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     names: list[str] | None = related_invariants(game, game.ir.game_measure)
     if invariants_proved(game):
         names = None
-    elif not names or invariants(game, limit=max(clock.left() / 2, 1.0),
+    elif not names or invariants(game, limit=max(clock.left() * MEASURE_SHARE, 1.0),
                                  names=names).status != "proved":
         if not assume_invariants(game, clock):
             return None
@@ -375,15 +379,20 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     for n, part in enumerate(one.parts):
         if part.enabled is False:
             continue
+        # no action raises it (asked of the action alone: no round transition to carry)
+        actx = Ctx(f"ga{n}")
+        goes_on = NOT(M.round_end(part.post, Exec(M.enc, actx)))
+        m1 = M.game_measure(part.post, actx)
+        raised = AND(step_ok(part), *actx.assume, goes_on,
+                     OR(LT(m0, m1), actx.failing("undefined")))
+        if check_sat(s, clock, raised) != z3.unsat:
+            return None
+        # and every round end lowers it, one goal at a time (far easier for z3)
         post, ends, over, rctx = one.after(n)
         ctx = Ctx(f"gm{n}")
         m1 = M.game_measure(post, ctx)
-        taken = AND(step_ok(part, rctx), *ctx.assume)
-        raised = AND(NOT(ends), LT(m0, m1))
-        not_lowered = AND(ends, NOT(over), LE(m0, m1))
-        undefined = AND(NOT(over), ctx.failing("undefined"))
-        # one goal at a time: far easier for z3 than all at once
-        for bad in (raised, not_lowered, undefined):
+        taken = AND(step_ok(part, rctx), *ctx.assume, ends, NOT(over))
+        for bad in (LE(m0, m1), ctx.failing("undefined")):
             if check_sat(s, clock, AND(taken, bad)) != z3.unsat:
                 return None
     best = _max_at_deal(M, clock)
