@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -371,25 +372,30 @@ def test_an_invariant_that_fails_is_named(tmp_path: Path) -> None:
     assert "row_never_empty fails" in res.detail
 
 
-def test_a_localized_check_proves_what_holds_and_not_what_fails(tmp_path: Path) -> None:
-    """The localized transition (zones and variables an invariant does not read forgotten
-    before each statement) proves an invariant that holds, and never one that fails."""
+def _row104_goals(tmp_path: Path, invariant: str) -> tuple[model.Game, Any, Any]:
+    """The 104-card game with one more invariant (a YAML flow mapping): the game, its
+    invariant goals and one step from any state satisfying its invariants."""
     import importlib
 
     from properties.symbolic.queries.common import Clock, OneStep
 
     inv = importlib.import_module("properties.symbolic.queries.invariants")
     text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
-    mutant = text.replace('- {name: within_rounds, when: "round <= rounds"}',
-                          '- {name: within_rounds, when: "round <= rounds"}\n'
-                          '  - {name: one_in_row, when: "count(row) <= 1"}')
+    anchor = '- {name: within_rounds, when: "round <= rounds"}'
+    mutant = text.replace(anchor, f"{anchor}\n  - {invariant}")
     assert mutant != text
     path = tmp_path / "row104.yaml"
     path.write_text(mutant, encoding="utf-8")
     game = model.load(path, players=2)
     M = Q.machine(game)
-    G = inv._Goals(game, M, Clock(120))
-    one = OneStep.build(M, in_round=True, invariants=True)
+    return game, inv._Goals(game, M, Clock(120)), OneStep.build(M, in_round=True,
+                                                                invariants=True)
+
+
+def test_a_localized_check_proves_what_holds_and_not_what_fails(tmp_path: Path) -> None:
+    """The localized transition (zones and variables an invariant does not read forgotten
+    before each statement) proves an invariant that holds, and never one that fails."""
+    game, G, one = _row104_goals(tmp_path, '{name: one_in_row, when: "count(row) <= 1"}')
     play = next(n for n, p in enumerate(one.parts) if game.ir.actions[p.alt.action].name == "play")
     assert G.localized(one, play, "row_never_empty")
     assert not G.localized(one, play, "one_in_row")
@@ -401,24 +407,9 @@ def test_a_count_over_zones_that_every_effect_keeps_is_proved_effect_by_effect(
     it (`Lemmas.keeps`): the cards in the deck, the row, the hands and the taken piles
     always number 104. "The row is never empty" holds too, but taking the row empties it
     for a moment (the lemmas prove only what each effect keeps)."""
-    import importlib
-
-    from properties.symbolic.queries.common import Clock, OneStep
-
-    inv = importlib.import_module("properties.symbolic.queries.invariants")
-    text = (SPECS_DIR / "row104.yaml").read_text(encoding="utf-8")
-    mutant = text.replace(
-        '- {name: within_rounds, when: "round <= rounds"}',
-        '- {name: within_rounds, when: "round <= rounds"}\n'
-        '  - {name: all_cards, when: "count(deck) + count(row) + sum(count(hand[p]) '
+    game, G, one = _row104_goals(
+        tmp_path, '{name: all_cards, when: "count(deck) + count(row) + sum(count(hand[p]) '
         '+ count(taken[p]) for p in players) == 104"}')
-    assert mutant != text
-    path = tmp_path / "row104.yaml"
-    path.write_text(mutant, encoding="utf-8")
-    game = model.load(path, players=2)
-    M = Q.machine(game)
-    G = inv._Goals(game, M, Clock(120))
-    one = OneStep.build(M, in_round=True, invariants=True)
     name = {n: game.ir.actions[p.alt.action].name for n, p in enumerate(one.parts)}
     for n, part in enumerate(one.parts):
         assert G.by_effects(part, "all_cards"), name[n]
