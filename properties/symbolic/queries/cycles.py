@@ -344,11 +344,12 @@ def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
             and all(a["vars"][n] == b["vars"][n] for n in a["vars"] if n not in skip))
 
 
-
+# ---------------------------------------------------------------------- game measure
 #: The share of game_cycle's time the invariants the game measure reads may take: where a
 #: spec declares a measure, its proof is worth more than a short search.
 MEASURE_SHARE = 0.75
-# ---------------------------------------------------------------------- game measure
+
+
 def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     """The spec's game measure (`game_end.measure`) proves that every game ends: between
     actions it is >= 0, no action raises it, and every round end that does not end the

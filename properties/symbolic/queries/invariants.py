@@ -102,11 +102,20 @@ class _Goals:
                 return r, name
         return z3.unsat, ""
 
+    def _cond(self, name: str) -> ir.Condition:
+        return next(c for c in self.conds if c.name == name)
+
+    def _reads(self, name: str) -> tuple[set[str], set[str]]:
+        """The zone families and the variables invariant `name` reads."""
+        walked = list(ir.walk(self._cond(name).expr))
+        return ({x.family for x in walked if isinstance(x, ir.Zone)},
+                {x.name for x in walked if isinstance(x, ir.Var)})
+
     def by_effects(self, part: Any, name: str) -> bool:
         """Whether invariant `name`, a condition on zones alone, is kept by every effect
         the transition `part` runs (`Lemmas.keeps`); then the transition keeps it."""
-        cond = next(c for c in self.conds if c.name == name)
-        if any(isinstance(x, ir.Var) for x in ir.walk(cond.expr)):
+        cond, (_, read) = self._cond(name), self._reads(name)
+        if read:
             return False
         M = self.M
         kept = (name, lambda st, ctx: M.condition(cond.expr, st, ctx))
@@ -116,10 +125,8 @@ class _Goals:
         """Whether invariant `name` holds after the action of `part` whenever it held
         before, a round ending or not: the action leaves everything it reads alone, or it
         reads zones alone and every effect keeps it (`by_effects`)."""
-        cond = next(c for c in self.conds if c.name == name)
         pre, post, enc = one.s, part.post, self.enc
-        fams = {x.family for x in ir.walk(cond.expr) if isinstance(x, ir.Zone)}
-        read = {x.name for x in ir.walk(cond.expr) if isinstance(x, ir.Var)}
+        fams, read = self._reads(name)
         untouched = (all(post.V[v] is pre.V[v] for v in read)
                      and all(post.Z[i] is pre.Z[i] and post.T[i] is pre.T[i]
                              and post.S[i] is pre.S[i]
@@ -132,9 +139,7 @@ class _Goals:
         does not read are forgotten before each statement. Every exact run is a run of
         that one, so a proof there is a proof; its formulas are far smaller."""
         M, enc = self.M, self.enc
-        cond = next(c for c in self.conds if c.name == name)
-        fams = {x.family for x in ir.walk(cond.expr) if isinstance(x, ir.Zone)}
-        read = {x.name for x in ir.walk(cond.expr) if isinstance(x, ir.Var)}
+        cond, (fams, read) = self._cond(name), self._reads(name)
         hidden = Hidden(frozenset(i for i, (f, _) in enumerate(enc.inst) if f not in fams),
                         frozenset(v for v in enc.vtypes if v not in read))
         part = M.action_part(one.s, one.parts[n].alt, f"loc{n}", hidden=hidden)
