@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import linecache
+import re
 import zlib
 from collections.abc import Iterable, Iterator
 
@@ -1079,7 +1080,9 @@ class Emitter:
         v = local(var)
         body.append(f"        return tuple({v} for {v} in {holds.upper()} if {self._ex(test)})")
         self.hoisted = saved
-        key = "\n".join(body)  # two tests written alike share a table
+        # two tests written alike share a table, whatever their variable is called (no spec
+        # name starts with '_', so '_v' stands for no other name)
+        key = re.sub(rf"\b{re.escape(v)}\b", "_v", "\n".join(body))
         if key not in self.kind_tables:
             name = self.kind_tables[key] = f"KIND_TABLE_{len(self.kind_tables)}"
             self.table_lines += [
