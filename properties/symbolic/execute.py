@@ -59,7 +59,13 @@ class Exec(Expressions):
         for name, xs in a.V.items():
             ys = b.V[name]
             V[name] = xs if xs is ys else tuple(ITE(c, x, y) for x, y in zip(xs, ys, strict=True))
-        return SymState(Z, T, S, V, ITE(c, a.term, b.term))
+        out = SymState(Z, T, S, V, ITE(c, a.term, b.term))
+        for i in range(self.enc.n_inst):
+            if Z[i] is a.Z[i]:
+                out.N[i] = a.N[i]
+            elif a.N[i] is not None or b.N[i] is not None:
+                out.set_total(i, ITE(c, self.enc.total(a, i), self.enc.total(b, i)))
+        return out
 
     def forget(self, st: SymState) -> SymState:
         """The hidden slots (`Ctx.hidden`) with fresh values, where they changed since they
@@ -99,20 +105,29 @@ class Exec(Expressions):
                     self.ctx.fail_if(True, f"typing: a {enc.g.kinds[k].item_class[:-1]} put "
                                            f"into {enc.inst_name(i)}")
                 return st
+            total = enc.total(st, i)
             z = list(st.Z[i])
             z[pos] = ADD(z[pos], n)
             st.Z[i] = tuple(z)
+            st.set_total(i, ADD(total, n))
             return st
         self.ctx.require(OR(*[EQ(k, kk) for kk in enc.inst_kinds[i]]),
                          f"typing: an item of another class put into {enc.inst_name(i)}")
+        total, mine = enc.total(st, i), self.of_zone(i, k)
         if isinstance(n, int) and n < 0:  # written as a subtraction, so a move's two
             # halves cancel when z3 simplifies a total
             st.Z[i] = tuple(SUB(c, ITE(EQ(k, kk), -n, 0))
                             for kk, c in zip(enc.inst_kinds[i], st.Z[i], strict=True))
+            st.set_total(i, SUB(total, ITE(mine, -n, 0)))
             return st
         st.Z[i] = tuple(ADD(c, ITE(EQ(k, kk), n, 0)) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                                   strict=True))
+        st.set_total(i, ADD(total, ITE(mine, n, 0)))
         return st
+
+    def of_zone(self, i: int, k: Any) -> Any:
+        """Whether kind k (a term) is one instance i holds."""
+        return OR(*[EQ(k, kk) for kk in self.enc.inst_kinds[i]])
 
     def new_top(self, st: SymState, i: int, why: str = "reveal") -> Any:
         """A fresh top for pile i: a kind it holds, or the canonical kind if it is empty.
@@ -147,6 +162,7 @@ class Exec(Expressions):
         st = st.copy()
         st.Z[i] = tuple(SUB(c, B2I(EQ(k, kk))) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                               strict=True))
+        st.set_total(i, SUB(total, B2I(self.of_zone(i, k))))
         self.ctx.event("pop", i, k)
         return k, self.after_top_left(st, i)
 
@@ -180,9 +196,11 @@ class Exec(Expressions):
         if enc.shared(i):
             self.ctx.shortage(site, enc.inst_name(i), LT(have, 1))
         was_top = EQ(k, st.T[i])
+        total = enc.total(st, i)
         st = st.copy()
         st.Z[i] = tuple(SUB(c, B2I(EQ(k, kk))) for kk, c in zip(enc.inst_kinds[i], st.Z[i],
                                                               strict=True))
+        st.set_total(i, SUB(total, B2I(self.of_zone(i, k))))
         self.ctx.event("take", i, k)
         if was_top is True:
             return self.after_top_left(st, i)
@@ -442,9 +460,14 @@ class Exec(Expressions):
                 ctx.assume_(IMPLIES(AND(LE(1, total), EQ(top, kk)), x >= 1))
             ctx.assume_(SUM(list(kept)) == MIN(total, keep))
         moved = tuple(SUB(c, x) for c, x in zip(old, kept, strict=True))
+        kept_total = (0 if keep == 0 else
+                      B2I(AND(LE(1, total), self.of_zone(i, top))) if keep == 1 else
+                      SUM(list(kept)))
         src_shadow = st.S[i]
         st = st.copy()
         st.Z[i] = kept
+        st.set_total(i, kept_total)
+        dst_total = enc.total(st, j)  # after the source is emptied: `j` may be `i`
         if keep == 0:
             st.T[i] = enc.canon[enc.holds(i)]
             st.S[i] = ()
@@ -471,6 +494,8 @@ class Exec(Expressions):
         else:
             for k, c in zip(ks, moved, strict=True):
                 st = self.add_kind(st, j, k, c)
+        if enc.holds(i) == enc.holds(j):
+            st.set_total(j, ADD(dst_total, SUB(total, kept_total)))
         ctx.event("move_all", i, j, keep, kept, top)
         return st
 

@@ -47,15 +47,27 @@ class SymState:
     kind on top of pile i (the class's first kind when the pile is empty); `S[i]` what is
     known of the items directly below the top, nearest first, trusted only where the pile
     is deep enough (see `Exec.after_top_left`). `V[name]` has one value per variable slot.
+
+    `N[i]`, where set, is `(Z[i], n)`: a term n equal to the sum of those counts, built
+    along the effects (a move of one item adds one) and so far smaller than the sum of
+    the per-kind terms. It is trusted only while `Z[i]` is that very tuple: a count
+    written without updating it drops it (`Enc.total`).
     """
 
-    __slots__ = ("S", "T", "V", "Z", "term")
+    __slots__ = ("N", "S", "T", "V", "Z", "term")
 
-    def __init__(self, Z: list, T: list, S: list, V: dict, term: Any) -> None:
+    def __init__(self, Z: list, T: list, S: list, V: dict, term: Any,
+                 N: list | None = None) -> None:
         self.Z, self.T, self.S, self.V, self.term = Z, T, S, V, term
+        self.N = N if N is not None else [None] * len(Z)
 
     def copy(self) -> SymState:
-        return SymState(list(self.Z), list(self.T), list(self.S), dict(self.V), self.term)
+        return SymState(list(self.Z), list(self.T), list(self.S), dict(self.V), self.term,
+                        list(self.N))
+
+    def set_total(self, i: int, n: Any) -> None:
+        """Record n as the sum of the counts now in `Z[i]`."""
+        self.N[i] = (self.Z[i], n)
 
 
 # ------------------------------------------------------------------ the static layout
@@ -184,6 +196,9 @@ class Enc:
         return int(v)
 
     def total(self, st: SymState, i: int) -> Any:
+        known = st.N[i]
+        if known is not None and known[0] is st.Z[i]:
+            return known[1]
         return SUM(st.Z[i])
 
     def wf(self, st: SymState) -> Any:
