@@ -25,7 +25,7 @@ from ..execute import Exec
 from ..expressions import Ctx, Hidden
 from ..machine import Machine
 from ..state import SymState
-from ..terms import AND, NOT, Unsupported
+from ..terms import AND, NOT, Unsupported, conjuncts
 from .common import (
     TIME_LIMIT,
     Clock,
@@ -86,21 +86,31 @@ class _Goals:
 
     def first_failing(self, s: z3.Solver, base: Any, goals: Iterator[tuple[str, Any]],
                       fallback: Callable[[str], bool] | None = None
-                      ) -> tuple[z3.CheckSatResult, str]:
-        """Check each goal under `base`: (unsat, "") if all hold, else the result and the
-        goal's name for the first that fails or that z3 gives up on. A goal z3 gives up on
+                      ) -> tuple[z3.CheckSatResult, str, z3.ModelRef | None]:
+        """Check each goal under `base` and what `s` asserts: (unsat, "", None) if all
+        hold, else the result, the goal's name for the first that fails or that z3 gives up
+        on, and the model that breaks it (if it fails). Each goal is asked part by part
+        (`conjuncts`). A goal z3 gives up on
         (within `GOAL_SHARE` of the time left) is passed to `fallback`, which proves it
         another way or not."""
+        # `base` asserted, not assumed: z3 simplifies assertions before it searches, and
+        # the step's formulas shrink most that way (a goal in 0.6 s, not 5)
+        solver = new_solver(self.clock)
+        add_all(solver, *s.assertions(), base)
         for name, goal in goals:
             if goal is True:
                 continue
-            share = self.clock.left() * (GOAL_SHARE if fallback else 1.0)
-            r = check_sat(s, Clock(share), AND(base, NOT(goal)))
+            share = Clock(self.clock.left() * (GOAL_SHARE if fallback else 1.0))
+            r = z3.unsat
+            for part in conjuncts(goal):
+                r = check_sat(solver, share, NOT(part))
+                if r != z3.unsat:
+                    break
             if r == z3.unknown and fallback is not None and fallback(name):
                 continue
             if r != z3.unsat:
-                return r, name
-        return z3.unsat, ""
+                return r, name, solver.model() if r == z3.sat else None
+        return z3.unsat, "", None
 
     def _cond(self, name: str) -> ir.Condition:
         return next(c for c in self.conds if c.name == name)
@@ -185,10 +195,10 @@ def _invariants(game: model.Game, limit: float, names: Sequence[str] | None) -> 
         qctx = Ctx("q0")
         goals = list(G.of(s0, qctx, ctx0.sites))
         add_all(s, *qctx.assume)
-        r, bad = G.first_failing(s, True, iter(goals))
+        r, bad, m = G.first_failing(s, True, iter(goals))
         if r == z3.sat:
             return Result("invariants", "witness", f"{bad} fails at a deal "
-                          f"({enc.describe(enc.evaluate(s.model(), s0))})", clock.elapsed())
+                          f"({enc.describe(enc.evaluate(m, s0))})", clock.elapsed())
         if r == z3.unknown:
             return gave_up("at the deal", bad)
         # kept by every action
@@ -208,13 +218,13 @@ def _invariants(game: model.Game, limit: float, names: Sequence[str] | None) -> 
             # an invariant on zones alone that every effect keeps needs no whole-step check
             others = [g for g in goals if not g[0].startswith(TYPE)
                       and not (g[0] in names and G.by_effects(part, g[0]))]
-            r, bad = G.first_failing(s, taken, iter(typing))
+            r, bad, m = G.first_failing(s, taken, iter(typing))
             if r == z3.unsat:
-                r, bad = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
+                r, bad, m = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
                                          lambda name, n=n: (name in names
                                                             and G.localized(one, n, name)))
             if r == z3.sat:
-                trace = situation_trace(game, M, s.model(), one, n, None, None)
+                trace = situation_trace(game, M, m, one, n, None, None)
                 return Result("invariants", "witness", f"not inductive: {bad} fails after "
                               f"{action} from {enc.describe(trace.values[0])}",
                               clock.elapsed())
@@ -236,7 +246,7 @@ def _invariants(game: model.Game, limit: float, names: Sequence[str] | None) -> 
         qctx = Ctx("qn")
         goals = list(G.of(s_next, qctx, rctx.sites))
         add_all(s, *qctx.assume)
-        r, bad = G.first_failing(s, True, iter(goals))
+        r, bad, _ = G.first_failing(s, True, iter(goals))
         if r == z3.sat:
             # A round-end state is never observed, so the invariants need not hold there;
             # the round transition must keep them only after an action taken from a state
@@ -272,9 +282,9 @@ def _round_after_actions(M: Machine, one: OneStep, G: _Goals
         qctx = Ctx(f"qr{n}")
         goals = list(G.of(post, qctx, part.ctx.sites + rctx.sites))
         base = AND(step_ok(part, rctx), ends, NOT(over), *qctx.assume)
-        r, bad = G.first_failing(s, base, iter(goals))
+        r, bad, m = G.first_failing(s, base, iter(goals))
         if r != z3.unsat:
-            return r, bad, n, s.model() if r == z3.sat else None
+            return r, bad, n, m
     return z3.unsat, "", -1, None
 
 
