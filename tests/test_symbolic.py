@@ -318,6 +318,25 @@ def test_a_recorded_witness_without_a_shortage_is_not_taken(tmp_path: Path) -> N
     assert res.status == "bounded" or res.bound == 5
 
 
+def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
+    """A row the spec declares to fail that z3 neither proves nor shows (bounded here: the
+    recorded witness no longer showed it) is not 'proved up to a bound' in the summary,
+    but it does not fail the run either; an undeclared bounded row stays bounded."""
+    from properties.cli.report import summary_lines
+    from properties.cli.z3rows import row_of
+
+    res = Q.Result("supply", "bounded", "no shared supply runs short up to 4 action(s)", 1.0,
+                   bound=4)
+    six = row_of(model.load(SPEC_DIR / "lama.yaml", players=6), res)
+    five = row_of(model.load(SPEC_DIR / "lama.yaml", players=5), res)
+    assert (six.status, six.ok, six.bound) == ("failure not shown", True, 4)
+    assert "the recorded witness tests/witnesses/lama-6p-z3_supply.yaml does not show it" \
+        in six.detail and six.detail.endswith(f"z3: {res.detail}")
+    assert (five.status, five.detail) == ("bounded", res.detail)
+    (line,) = summary_lines([five, six])
+    assert line.split(None, 2)[2] == "failure not shown 6p, proved up to a bound 5p"
+
+
 def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path: Path
                                                                        ) -> None:
     """LAMA's six-player pool runs short after five quits (the recorded witness, left out
