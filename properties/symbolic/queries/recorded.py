@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import model
+from model import ir
 from model.ir import expectation_for
 
 from ...concrete import trace as tr
@@ -25,12 +26,10 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
     """The replay file the spec records for the expected failure of `prop` at this player
     count and choice of variants: (the path as the spec writes it, its contents), or None
     (no such file, or one for another configuration)."""
-    e = expectation_for(game.ir, prop)
-    if e is None or e.result != "fail" or not e.witness:
+    found = recorded_file(game.ir, prop)
+    if found is None:
         return None
-    path = _inside_repository(game.ir.file, e.witness)
-    if path is None:
-        return None
+    witness, path = found
     try:
         data = tr.read_replay(path)
     except model.SpecError:
@@ -43,7 +42,18 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
         return None
     if chosen.ir.chosen != game.ir.chosen:
         return None
-    return e.witness, data
+    return witness, data
+
+
+def recorded_file(g: ir.GameIR, prop: str) -> tuple[str, Path] | None:
+    """The replay file the spec records for the expected failure of `prop` at this player
+    count and choice of variants, if it is a file inside the spec's repository: (the path
+    as the spec writes it, the file), or None."""
+    e = expectation_for(g, prop)
+    if e is None or e.result != "fail" or not e.witness:
+        return None
+    path = _inside_repository(g.file, e.witness)
+    return None if path is None else (e.witness, path)
 
 
 def _inside_repository(spec_file: str, witness: str) -> Path | None:
