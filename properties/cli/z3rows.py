@@ -78,7 +78,7 @@ def _recorded_note(query: str, witness: str | None) -> str:
     if not witness:
         return ""
     if query in Q.REPLAYED:
-        return f"the recorded witness {witness} does not show it (on these rules); "
+        return f"the recorded witness {witness} does not show it; "
     return f"the spec records a witness of it, {witness}, which this query does not replay; "
 
 

@@ -39,9 +39,9 @@ from .legal_move import legal_move
 from .reach import parse_condition, reach
 from .supply import supply
 
-__all__ = ["DESCRIPTIONS", "QUERIES", "REPLAYED", "TIME_LIMIT", "Result", "agreement", "check_transition",
-           "conservation", "game_cycle", "invariants", "legal_move", "machine", "parse_condition",
-           "reach", "replay", "round_bound", "run_all", "supply"]
+__all__ = ["DESCRIPTIONS", "QUERIES", "REPLAYED", "TIME_LIMIT", "Result", "agreement",
+           "check_transition", "conservation", "game_cycle", "invariants", "legal_move",
+           "machine", "parse_condition", "reach", "replay", "round_bound", "run_all", "supply"]
 
 
 # ---------------------------------------------------------------------- all
