@@ -259,6 +259,34 @@ def test_z3_rows_come_from_the_cache_too(tmp_path: Path, monkeypatch: pytest.Mon
     assert {r["bound"] for r in z3 if r["property"] == "z3_supply"} == {3}
 
 
+def test_a_z3_row_that_replays_a_recorded_witness_follows_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """game_cycle replays the witness LAMA records for two players first: a change to that
+    file computes the row again, and only that row."""
+    calls: list[tuple[int, tuple[str, ...]]] = []
+
+    def fake_z3(spec, players, variants, queries, limit):
+        calls.append((players, tuple(queries)))
+        return [{"query": q, "status": "proved", "seconds": 0.5, "replay": None,
+                 "detail": q, "bound": None} for q in queries]
+
+    monkeypatch.setattr(work, "run_z3", fake_z3)
+    witness = tmp_path / "tests/witnesses/lama-2p-z3_game_cycle.yaml"
+    witness.parent.mkdir(parents=True)
+    text = (SPEC.parent / "tests/witnesses/lama-2p-z3_game_cycle.yaml").read_text()
+    witness.write_text(text)
+    lama = copy(tmp_path, "lama")
+    assert lama.parent.parent == tmp_path  # the repository the spec's witness paths start at
+    args = ("-p", "2", "--profile", "none", "--games", "2", "--jobs", "1")
+    check(str(lama), *args, cache=tmp_path / "cache")
+    assert len(calls) == 1 and len(calls[0][1]) == 7
+    check(str(lama), *args, cache=tmp_path / "cache")
+    assert len(calls) == 1
+    witness.write_text(text.replace("actions: [", "actions: [quit, "))
+    check(str(lama), *args, cache=tmp_path / "cache")
+    assert calls[1:] == [(2, ("game_cycle",))]
+
+
 # ------------------------------------------------------------------ what it prints
 def test_summary_and_json_shape(tmp_path: Path) -> None:
     lama = copy(tmp_path, "lama")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -296,6 +297,15 @@ def test_recorded_witnesses_replay(spec: Path, expectation: dict) -> None:
         # two equal states within one round: a round that need not end
         assert all(s.round == states[0].round for s in states)
         assert states[-1] in states[:-1], "no state repeats"
+    if expectation["property"] == "z3_supply":
+        # a step asks a shared supply for more than it holds (the encoding's own flags)
+        from properties.symbolic.queries.common import Clock
+        from properties.symbolic.queries.supply import shortages
+
+        short = [shortages(game, a, action, b, Clock(60))
+                 for a, action, b in zip(states[:-1], map(game.parse_action, data["actions"]),
+                                         states[1:], strict=True)]
+        assert any(short), "no supply runs short"
 
 
 def test_game_cycle_replays_the_witness_the_spec_records() -> None:
@@ -314,34 +324,99 @@ def test_round_bound_replays_the_witness_the_spec_records() -> None:
     assert "after action 0 comes back after action 6 within one round" in res.detail
 
 
+def _edited_witness(tmp_path: Path, witness: str, edit: Callable[[dict], None] | None,
+                    instead: str = "w/edited.yaml") -> Path:
+    """A copy of LAMA's spec in a repository of its own (under `tmp_path`) whose recorded
+    `witness` is replaced by `instead`: a copy of that file changed by `edit` (None: no
+    file is written)."""
+    (tmp_path / "spec").mkdir(exist_ok=True)
+    if edit is not None:
+        data = yaml.safe_load((REPO / witness).read_text())
+        edit(data)
+        (tmp_path / instead).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / instead).write_text(yaml.safe_dump(data))
+    text = (SPEC_DIR / "lama.yaml").read_text(encoding="utf-8")
+    assert f"witness: {witness}" in text
+    spec = tmp_path / "spec" / "lama.yaml"
+    spec.write_text(text.replace(f"witness: {witness}", f"witness: {instead}"),
+                    encoding="utf-8")
+    return spec
+
+
 def test_a_recorded_witness_that_shows_no_cycle_is_not_taken(tmp_path: Path) -> None:
     """A witness file that does not come back to a round start (here: cut short), or one
     outside the spec's repository, is ignored, and the query searches as usual."""
     from properties.symbolic.queries.recorded import recorded_witness, repeated_start
 
-    (tmp_path / "spec").mkdir()
-    (tmp_path / "w").mkdir()
-    data = yaml.safe_load((REPO / "tests/witnesses/lama-2p-z3_game_cycle.yaml").read_text())
-    data["actions"] = data["actions"][:10]
-    (tmp_path / "w" / "short.yaml").write_text(yaml.safe_dump(data))
-    text = (SPEC_DIR / "lama.yaml").read_text(encoding="utf-8")
-    spec = tmp_path / "spec" / "lama.yaml"
-    spec.write_text(text.replace("witness: tests/witnesses/lama-2p-z3_game_cycle.yaml",
-                                 "witness: w/short.yaml"), encoding="utf-8")
+    witness = "tests/witnesses/lama-2p-z3_game_cycle.yaml"
+    spec = _edited_witness(tmp_path, witness, lambda d: d.update(actions=d["actions"][:10]))
     game = model.load(spec, players=2)
     found = recorded_witness(game, "z3_game_cycle")
-    assert found is not None and found[0] == "w/short.yaml"
+    assert found is not None and found[0] == "w/edited.yaml"
     assert repeated_start(game, found[1], frozenset({"round"})) is None
-    spec.write_text(text.replace("witness: tests/witnesses/lama-2p-z3_game_cycle.yaml",
-                                 "witness: ../../etc/passwd"), encoding="utf-8")
+    spec = _edited_witness(tmp_path, witness, None, instead="../../etc/passwd")
     assert recorded_witness(model.load(spec, players=2), "z3_game_cycle") is None
 
 
-def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness() -> None:
-    """LAMA's six-player pool runs short after five quits (the recorded witness). Whatever
-    the search answers within its budget, a bound is below that depth, a witness at it."""
+def test_supply_replays_the_witness_the_spec_records() -> None:
+    """LAMA's six-player pool runs short in the recorded witness: the row is the spec's
+    expected failure, shown by the replay (the search within the budget stops at 4
+    actions, one short of it). The concrete model agrees: the penalty the pool could not
+    pay is owed after the last step, and not before."""
+    from properties.cli.z3rows import row_of
+
     game = model.load(SPEC_DIR / "lama.yaml", players=6)
+    res = Q.supply(game, limit=20)
+    assert res.status == "witness", res.detail
+    assert res.detail.startswith("the recorded witness tests/witnesses/lama-6p-z3_supply.yaml "
+                                 "replays on the concrete model: pay from pool (spec line ")
+    assert res.detail.endswith("runs short at 'quit' after 5 action(s)")
+    assert res.bound == 5 and res.seconds < 5
+    assert row_of(game, res).status == "expected failure"
+    _, states = tr.replay(tr.read_replay(REPO / "tests/witnesses/lama-6p-z3_supply.yaml"))
+    assert [sum(s.to_dict()["vars"]["unpaid"]) > 0 for s in states] == [False] * 5 + [True]
+
+
+def test_a_recorded_witness_without_a_shortage_is_not_taken(tmp_path: Path) -> None:
+    """The six-player witness with one quit fewer: no supply runs short, so the replay is
+    ignored and the query searches (within a small budget here) as it would without it."""
+    witness = "tests/witnesses/lama-6p-z3_supply.yaml"
+    spec = _edited_witness(tmp_path, witness, lambda d: d.update(actions=d["actions"][:4]))
+    res = Q.supply(model.load(spec, players=6), limit=60, units=2_000_000)
+    assert "recorded witness" not in res.detail
+    assert res.status in ("bounded", "witness"), res.detail
+    assert res.status == "bounded" or res.bound == 5
+
+
+def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
+    """A row the spec declares to fail that z3 neither proves nor shows (bounded here: the
+    recorded witness no longer showed it) is not 'proved up to a bound' in the summary,
+    but it does not fail the run either; an undeclared bounded row stays bounded."""
+    from properties.cli.report import summary_lines
+    from properties.cli.z3rows import row_of
+
+    res = Q.Result("supply", "bounded", "no shared supply runs short up to 4 action(s)", 1.0,
+                   bound=4)
+    six = row_of(model.load(SPEC_DIR / "lama.yaml", players=6), res)
+    five = row_of(model.load(SPEC_DIR / "lama.yaml", players=5), res)
+    assert (six.status, six.ok, six.bound) == ("failure not shown", True, 4)
+    assert "the recorded witness tests/witnesses/lama-6p-z3_supply.yaml does not show it" \
+        in six.detail and six.detail.endswith(f"z3: {res.detail}")
+    assert (five.status, five.detail) == ("bounded", res.detail)
+    (line,) = summary_lines([five, six])
+    assert line.split(None, 2)[2] == "failure not shown 6p, proved up to a bound 5p"
+
+
+def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path: Path
+                                                                       ) -> None:
+    """LAMA's six-player pool runs short after five quits (the recorded witness, left out
+    here so that z3 searches). Whatever the search answers within its budget, a bound is
+    below that depth, a witness at it."""
+    spec = _edited_witness(tmp_path, "tests/witnesses/lama-6p-z3_supply.yaml", None,
+                           instead="w/missing.yaml")
+    game = model.load(spec, players=6)
     res = Q.supply(game, limit=60, units=2_000_000)
+    assert "recorded witness" not in res.detail
     assert res.status in ("bounded", "witness"), res.detail
     assert res.bound is not None
     if res.status == "bounded":

@@ -190,7 +190,8 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
             entries = {}
             for q in QUERIES:
                 entries[q] = Entry(key_of(kind="z3", tool=tool, play=fp.play, query=q,
-                                          limit=opts.z3_timeout), work.valid_z3_result, fp)
+                                          limit=opts.z3_timeout, recorded=_recorded(g, q)),
+                                   work.valid_z3_result, fp)
                 _look_up(cache, entries[q])
             z3.append(Z3Count(n, g, entries))
             missing = [q for q, e in entries.items() if e.result is None]
@@ -201,6 +202,19 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
                                 (spec, n, variants, missing, opts.z3_timeout), {},
                                 [entries[q] for q in missing], weight=len(missing)))
     return SpecPlan(spec, base, counts, valid, planned, z3, jobs)
+
+
+def _recorded(g: ir.GameIR, query: str) -> str | None:
+    """What a z3 query reads besides the game: the witness file the spec records for its
+    expected failure, which supply, round_bound and game_cycle replay first (its name and
+    digest; None if there is none or the query does not replay it)."""
+    from ..symbolic.queries import REPLAYED
+    from ..symbolic.queries.recorded import recorded_file
+
+    found = recorded_file(g, f"z3_{query}") if query in REPLAYED else None
+    if found is None:
+        return None
+    return f"{found[0]}:{hashlib.sha256(found[1].read_bytes()).hexdigest()}"
 
 
 #: A configuration that plays endless games: one to 20,000 actions and the others to

@@ -16,8 +16,8 @@ from ..concrete.invariants import PROPERTIES
 from .rows import Row
 
 #: Statuses in the order a reader needs them: the worst first.
-ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "unknown", "expected failure", "warning",
-         "bounded", "holds")
+ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "failure not shown", "unknown",
+         "expected failure", "warning", "bounded", "holds")
 JSON_FORMAT = 1
 
 

@@ -51,25 +51,35 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
     prop = f"z3_{res.query}"
     expected = expectation_for(g, prop)
     detail = res.detail
+    declared = expected is not None and expected.result == "fail"
     if res.status == "proved":
-        if expected is not None and expected.result == "fail":
+        if declared:
             return Row(g.id, g.players, prop, "UNEXPECTEDLY HOLDS",
                        f"declared to fail ({expected.reason}) but z3 proved: {detail}",
                        None, res.seconds)
         return Row(g.id, g.players, prop, "holds", f"proved: {detail}", None, res.seconds)
-    if res.status == "bounded":
-        # proved up to a bound, not decided beyond it: a declared failure may lie beyond
-        if expected is not None and expected.result == "fail" and expected.witness:
-            detail += f"; the spec records a witness of the failure: {expected.witness}"
-        return Row(g.id, g.players, prop, "bounded", detail, None, res.seconds, bound=res.bound)
     if res.status == "witness":
-        if expected is not None and expected.result == "fail":
+        if declared:
             return Row(g.id, g.players, prop, "expected failure",
                        f"{expected.reason} (z3: {detail})", None, res.seconds)
         return Row(g.id, g.players, prop, "FAILS", f"witness: {detail}", None, res.seconds)
-    if expected is not None and expected.result == "fail" and expected.witness:
-        detail += f"; the spec records a witness of the failure: {expected.witness}"
-    return Row(g.id, g.players, prop, "unknown", detail, None, res.seconds)
+    if declared:
+        # neither proved nor shown: not a failure of the run (a search within a limit
+        # refutes nothing), but not the failure the spec declares either
+        return Row(g.id, g.players, prop, "failure not shown",
+                   f"declared to fail ({expected.reason}) but not shown: "
+                   f"{_recorded_note(res.query, expected.witness)}z3: {detail}", None,
+                   res.seconds, bound=res.bound)
+    status = "bounded" if res.status == "bounded" else "unknown"
+    return Row(g.id, g.players, prop, status, detail, None, res.seconds, bound=res.bound)
+
+
+def _recorded_note(query: str, witness: str | None) -> str:
+    if not witness:
+        return ""
+    if query in Q.REPLAYED:
+        return f"the recorded witness {witness} does not show it; "
+    return f"the spec records a witness of it, {witness}, which this query does not replay; "
 
 
 def trace_text(game: model.Game, res: Q.Result) -> str:

@@ -39,9 +39,9 @@ from .legal_move import legal_move
 from .reach import parse_condition, reach
 from .supply import supply
 
-__all__ = ["DESCRIPTIONS", "QUERIES", "TIME_LIMIT", "Result", "agreement", "check_transition",
-           "conservation", "game_cycle", "invariants", "legal_move", "machine", "parse_condition",
-           "reach", "replay", "round_bound", "run_all", "supply"]
+__all__ = ["DESCRIPTIONS", "QUERIES", "REPLAYED", "TIME_LIMIT", "Result", "agreement",
+           "check_transition", "conservation", "game_cycle", "invariants", "legal_move",
+           "machine", "parse_condition", "reach", "replay", "round_bound", "run_all", "supply"]
 
 
 # ---------------------------------------------------------------------- all
@@ -54,6 +54,11 @@ QUERIES: dict[str, Callable[..., Result]] = {
     "game_cycle": game_cycle,
     "agreement": agreement,
 }
+
+
+#: The queries that replay the witness a spec records for their expected failure before
+#: they search (queries/recorded.py).
+REPLAYED = frozenset({"supply", "round_bound", "game_cycle"})
 
 
 DESCRIPTIONS = {

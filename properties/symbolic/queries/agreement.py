@@ -11,6 +11,7 @@ import z3
 
 import model
 
+from ..expressions import Ctx
 from ..machine import Machine
 from ..terms import OutOfTime
 from ..witness import Disagreement
@@ -67,6 +68,17 @@ def check_transition(game: model.Game, M: Machine, state: model.State, action: m
                      clock: Clock | None = None) -> bool:
     """Check one concrete transition against the z3 relation: raise Disagreement on a
     difference; False if z3 could not decide the successor before the clock ran out."""
+    return z3_step(game, M, state, action, nxt, alts, clock) is not None
+
+
+def z3_step(game: model.Game, M: Machine, state: model.State, action: model.Action,
+            nxt: model.State, alts: Sequence[Any] | None = None, clock: Clock | None = None
+            ) -> tuple[z3.Solver, Ctx] | None:
+    """The z3 transition (action and any round transition) from the concrete `state` by
+    `action` to `nxt`: a solver whose assertions pin it down (satisfiable), and the Ctx
+    that collected what it did (its chance, events, shortages). `M` must split parameters.
+    Raise Disagreement where the z3 relation and the concrete model differ; None if z3
+    could not decide the successor before the clock ran out."""
     enc = M.enc
     pre = enc.from_concrete(state)
     legal = set(state.legal_actions())
@@ -96,8 +108,8 @@ def check_transition(game: model.Game, M: Machine, state: model.State, action: m
     add_all(s, *rctx.assume, rctx.defined("undefined"), enc.equal(post, enc.from_concrete(nxt)))
     r = s.check() if clock is None else check_sat(s, clock)
     if r == z3.unknown:
-        return False
+        return None
     if r != z3.sat:
         raise Disagreement(f"the concrete successor of {action} is not a z3 successor "
                            f"(state {state.to_dict()})")
-    return True
+    return s, rctx

@@ -3,16 +3,20 @@ witness: FILE}]`), replayed on the concrete model: exact, and far faster than fi
 again within the time limit (one spec's three-player game cycle took z3 26 minutes to find).
 
 A game cycle must come back to a round start it has been at, a round cycle to a state it
-has been at within the same round. Only a replay that shows the failure counts; one that
-does not (the rules changed, the file is for other readings) is ignored and the query
-searches as usual.
+has been at within the same round, and a supply must run short at a step: the z3
+encoding's own shortage flags hold on its transition pinned to that concrete step
+(`supply.shortages`), so the replay shows exactly what the search looks for. Only a
+replay that shows the failure counts; one that does not (the rules changed, the file is
+for other readings) is ignored and the query searches as usual.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import model
+from model import ir
 from model.ir import expectation_for
 
 from ...concrete import trace as tr
@@ -22,12 +26,10 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
     """The replay file the spec records for the expected failure of `prop` at this player
     count and choice of variants: (the path as the spec writes it, its contents), or None
     (no such file, or one for another configuration)."""
-    e = expectation_for(game.ir, prop)
-    if e is None or e.result != "fail" or not e.witness:
+    found = recorded_file(game.ir, prop)
+    if found is None:
         return None
-    path = _inside_repository(game.ir.file, e.witness)
-    if path is None:
-        return None
+    witness, path = found
     try:
         data = tr.read_replay(path)
     except model.SpecError:
@@ -40,7 +42,18 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
         return None
     if chosen.ir.chosen != game.ir.chosen:
         return None
-    return e.witness, data
+    return witness, data
+
+
+def recorded_file(g: ir.GameIR, prop: str) -> tuple[str, Path] | None:
+    """The replay file the spec records for the expected failure of `prop` at this player
+    count and choice of variants, if it is a file inside the spec's repository: (the path
+    as the spec writes it, the file), or None."""
+    e = expectation_for(g, prop)
+    if e is None or e.result != "fail" or not e.witness:
+        return None
+    path = _inside_repository(g.file, e.witness)
+    return None if path is None else (e.witness, path)
 
 
 def _inside_repository(spec_file: str, witness: str) -> Path | None:
@@ -53,17 +66,23 @@ def _inside_repository(spec_file: str, witness: str) -> Path | None:
     return path
 
 
-def round_starts(game: model.Game, data: dict) -> list[tuple[int, model.State]]:
-    """The replay played on `game` (raises IllegalAction at a step the rules refuse): the
-    state it starts from and each state where a round has just begun, with the number of
-    actions taken to reach it."""
+def steps(game: model.Game, data: dict
+          ) -> Iterator[tuple[int, model.State, model.Action, model.State]]:
+    """The replay played on `game` (raises IllegalAction at a step the rules refuse): each
+    step as (actions taken after it, the state before, the action, the state after)."""
     state, chance = tr.start(game, data)
-    out = [(0, state)]
     for n, text in enumerate(data["actions"], 1):
-        nxt = state.apply(game.parse_action(text), chance=chance)
-        if nxt.round != state.round:
-            out.append((n, nxt))
+        action = game.parse_action(text)
+        nxt = state.apply(action, chance=chance)
+        yield n, state, action, nxt
         state = nxt
+
+
+def round_starts(game: model.Game, data: dict) -> list[tuple[int, model.State]]:
+    """The replay played on `game`: the state it starts from and each state where a round
+    has just begun, with the number of actions taken to reach it."""
+    out = [(0, tr.start(game, data)[0])]
+    out += [(n, nxt) for n, state, _, nxt in steps(game, data) if nxt.round != state.round]
     return out
 
 
@@ -83,17 +102,14 @@ def repeated_start(game: model.Game, data: dict, skip: frozenset[str]
 def repeated_in_round(game: model.Game, data: dict) -> tuple[int, int] | None:
     """Two states of the replay, within one round, that are equal (the chance's position
     aside), as (actions to the first, actions to the second)."""
-    state, chance = tr.start(game, data)
-    seen = {_key(state, frozenset()): 0}
-    for n, text in enumerate(data["actions"], 1):
-        nxt = state.apply(game.parse_action(text), chance=chance)
+    seen = {_key(tr.start(game, data)[0], frozenset()): 0}
+    for n, state, _, nxt in steps(game, data):
         if nxt.round != state.round or nxt.is_terminal:
             seen = {}
         key = _key(nxt, frozenset())
         if key in seen:
             return seen[key], n
         seen[key] = n
-        state = nxt
     return None
 
 

@@ -13,6 +13,7 @@ import model
 from ..expressions import Ctx
 from ..state import model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
+from .agreement import z3_step
 from .common import (
     SEARCH_BUDGET,
     TIME_LIMIT,
@@ -28,6 +29,7 @@ from .common import (
     step_ok,
 )
 from .invariants import assume_invariants
+from .recorded import recorded_witness, steps
 from .unroll import Found, Unroller, bmc
 
 
@@ -35,9 +37,13 @@ from .unroll import Found, Unroller, bmc
 @bounded
 def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
            units: int | None = SEARCH_BUDGET) -> Result:
-    """Can a shared zone be asked for more than it holds in a legal game? The search from
+    """Can a shared zone be asked for more than it holds in a legal game? A replay file the
+    spec records for this expected failure is tried first (`recorded.py`); the search from
     a deal spends at most `units` of z3's resources (None: only the time limit)."""
     clock = Clock(limit)
+    recorded = _recorded_shortage(game, clock)
+    if recorded is not None:
+        return recorded
     assumed = assume_invariants(game, clock)
     M = machine(game)
     enc = M.enc
@@ -158,5 +164,43 @@ def _short_sites(found: Found, sites: list[str]) -> str:
     n = u.chosen(m, k - 1)
     flags = [(site, cond) for site, cond in t.parts[n].ctx.short + t.rctx.short if site in sites]
     vals = u.sub_many(k - 1, [cond for _, cond in flags])
-    hit = sorted({site for (site, _), v in zip(flags, vals, strict=True) if ev(v)})
-    return " and ".join(hit) + (" runs" if len(hit) == 1 else " run") + " short"
+    return _runs_short(sorted({site for (site, _), v in zip(flags, vals, strict=True) if ev(v)}))
+
+
+def _runs_short(sites: list[str]) -> str:
+    return " and ".join(sites) + (" runs" if len(sites) == 1 else " run") + " short"
+
+
+# ---------------------------------------------------------------------- recorded witness
+def _recorded_shortage(game: model.Game, clock: Clock) -> Result | None:
+    """The shortage the spec records as an expected failure, if its replay file shows one:
+    a step of the replay at which a shared supply is asked for more than it holds."""
+    found = recorded_witness(game, "z3_supply")
+    if found is None:
+        return None
+    path, data = found
+    try:
+        for n, state, action, nxt in steps(game, data):
+            sites = shortages(game, state, action, nxt, clock)
+            if sites:
+                return Result("supply", "witness", f"the recorded witness {path} replays on the "
+                              f"concrete model: {_runs_short(sites)} at '{action}' after {n} "
+                              "action(s)", clock.elapsed(), bound=n)
+    except model.IllegalAction:
+        return None
+    return None
+
+
+def shortages(game: model.Game, state: model.State, action: model.Action, nxt: model.State,
+              clock: Clock) -> list[str]:
+    """The supplies the concrete step from `state` by `action` to `nxt` (the round
+    transition it triggers included) asks for more than they hold: the z3 encoding's own
+    shortage flags, the ones the search looks for, on the z3 transition pinned to this
+    step. Empty if z3 cannot decide within the clock; a step the encoding disagrees with
+    raises Disagreement."""
+    step = z3_step(game, machine(game, split_params=True), state, action, nxt, clock=clock)
+    if step is None:
+        return []
+    s, ctx = step
+    return sorted({site for site, cond in ctx.short
+                   if check_sat(s, clock, NOT(cond)) == z3.unsat})
