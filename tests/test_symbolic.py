@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+import z3
 
 import model
 from model.schema import SPEC_DIR
@@ -566,6 +567,35 @@ def test_a_count_over_zones_that_every_effect_keeps_is_proved_effect_by_effect(
     assert not G.by_effects(one.parts[play], "within_rounds")
     res = Q.invariants(game, limit=300)
     assert res.status == "proved", res.detail
+
+
+def test_what_a_guard_says_of_the_parameters_alone_is_assumed_effect_by_effect() -> None:
+    """A card played on a position of its own letter keeps "each position holds cards of
+    its letter" only because the guard says `card.letter == pos.letter`: with that fact
+    the effect lemmas prove it, without it they cannot. A name a loop binds anew does not
+    get the parameter's facts."""
+    import importlib
+
+    from properties.symbolic.lemmas import _facts_at, parameter_facts
+    from properties.symbolic.queries.common import Clock, OneStep
+
+    inv = importlib.import_module("properties.symbolic.queries.invariants")
+    game = model.load(SPEC_DIR / "lambada.yaml", players=2)
+    M = Q.machine(game)
+    one = OneStep.build(M, in_round=True, invariants=True)
+    G = inv._Goals(game, M, Clock(120))
+    part = next(p for p in one.parts if game.ir.actions[p.alt.action].name == "play")
+    action = game.ir.actions[part.alt.action]
+    facts = parameter_facts(action)
+    sides = [(x.obj.name, x.attr) for x in (facts[0].left, facts[0].right)]
+    assert sides == [("card", "letter"), ("pos", "letter")]
+    assert G.by_effects(part, "letters_match_positions")
+    cond = G._cond("letters_match_positions")
+    kept = (cond.name, lambda st, ctx: M.condition(cond.expr, st, ctx))
+    assert not G.lemmas.keeps(kept, part.ctx.sites, lambda: 60_000)
+    values = dict(zip([p for p, _ in action.params], part.args, strict=True))
+    assert _facts_at((facts, values), dict(values)) == facts
+    assert _facts_at((facts, values), {**values, "card": z3.Int("another")}) == ()
 
 
 def test_invariants_the_actions_leave_alone_hold_when_a_round_ends() -> None:

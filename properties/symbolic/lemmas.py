@@ -36,11 +36,14 @@ from model import ir
 from .execute import Exec
 from .expressions import Ctx
 from .state import Enc, SymState, ZoneRef, lemma_state, sound
-from .terms import NOT, SUM, Unsupported, is_bool, zterm
+from .terms import EQ, NOT, SUM, Unsupported, is_bool, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
 #: A condition on zones alone, by name: (name, its value on a state)
 Kept = tuple[str, Callable[[SymState, Ctx], Any]]
+#: What is known of an action's parameters: the facts its guard states of them alone
+#: (`parameter_facts`) and the parameters' values in its execution
+Given = tuple[tuple[ir.Expr, ...], dict[str, Any]]
 GAVE_UP = "z3 gave up (or the time ran out)"
 
 
@@ -61,19 +64,47 @@ def _fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:
     return out
 
 
-def _any_value(enc: Enc, x: Any, name: str) -> list:
-    """The values an argument stands for in a lemma: itself if known; a fresh variable
-    if not; each zone in turn for a zone chosen at run time (one small lemma per zone is
-    far easier for z3 than one lemma over all of them)."""
+def parameter_facts(a: ir.ActionDecl) -> tuple[ir.Expr, ...]:
+    """The parts of an action's guard that read its parameters and nothing of the state
+    (`card.letter == pos.letter`): still true at every effect the action runs, whatever
+    the effects before it changed."""
+    parts = a.when.values if isinstance(a.when, ir.BoolOp) and a.when.op == "and" else (a.when,)
+    names = {n for n, _ in a.params}
+    return tuple(p for p in parts
+                 if ir.free_locals(p) and ir.free_locals(p) <= names
+                 and not any(isinstance(x, ir.Var | ir.Zone) for x in ir.walk(p)))
+
+
+def _facts_at(given: Given | None, env: dict[str, Any]) -> tuple[ir.Expr, ...]:
+    """The facts of `given` that hold at a site: those whose names the site binds to the
+    parameters' very values (a loop may bind a name of its own)."""
+    if given is None:
+        return ()
+    facts, values = given
+
+    def same(name: str) -> bool:
+        v, w = env.get(name), values[name]
+        return v is w or (type(v) is int and type(w) is int and v == w)
+    return tuple(f for f in facts if all(same(n) for n in ir.free_locals(f)))
+
+
+def _any_value(enc: Enc, x: Any, name: str, linked: bool) -> list[tuple[Any, Any]]:
+    """The values an argument stands for in a lemma, each with what it implies: itself if
+    known, or if `linked` (facts on the parameters speak of it); a fresh variable if not;
+    each zone in turn for a zone chosen at run time (one small lemma per zone is far
+    easier for z3 than one lemma over all of them), its index then that zone's."""
     if isinstance(x, ZoneRef):
         if x.index is None or isinstance(x.index, int):
-            return [x]
-        return [ZoneRef(x.family, j) for j in range(enc.layout.zone_count[x.family])]
+            return [(x, True)]
+        return [(ZoneRef(x.family, j), EQ(x.index, j))
+                for j in range(enc.layout.zone_count[x.family])]
+    if linked:
+        return [(x, True)]
     if isinstance(x, z3.BoolRef):
-        return [z3.Bool(name)]
+        return [(z3.Bool(name), True)]
     if isinstance(x, z3.ArithRef):
-        return [z3.Int(name)]
-    return [x]
+        return [(z3.Int(name), True)]
+    return [(x, True)]
 
 
 def _shape(enc: Enc, args: tuple, depths: tuple[int, ...]) -> tuple:
@@ -106,18 +137,20 @@ class Lemmas:
         self.enc = enc
         self._done: dict[tuple, str | None] = {}
 
-    def check(self, sites: Iterable[Site], ms_left: Callable[[], int], kept: Kept | None = None
-              ) -> str | None:
+    def check(self, sites: Iterable[Site], ms_left: Callable[[], int], kept: Kept | None = None,
+              given: Given | None = None) -> str | None:
         """None if every site's lemma holds; otherwise which one failed, and how.
         `ms_left()` is the time left, in milliseconds, for each z3 call. With `kept`, the
-        lemma is instead that the effect keeps that condition on zones (see `keeps`)."""
+        lemma is instead that the effect keeps that condition on zones (see `keeps`);
+        `given`: facts each lemma may assume of the action's parameters."""
         for stmt, depths, env in sites:
+            facts = _facts_at(given, env)
             # statements compare by their text (not their line): a rule written twice
             # needs one lemma
-            key = (stmt, depths, kept and kept[0],
+            key = (stmt, depths, kept and kept[0], facts,
                    tuple((k, v if isinstance(v, bool | int) else None) for k, v in env.items()))
             if key not in self._done:
-                why = self._check_one(stmt, depths, env, len(self._done), ms_left, kept)
+                why = self._check_one(stmt, depths, env, len(self._done), ms_left, kept, facts)
                 if why is not None and why.endswith(GAVE_UP):
                     return why  # not a finding about the effect: try again next time
                 self._done[key] = why
@@ -129,17 +162,20 @@ class Lemmas:
     def count(self) -> int:
         return len(self._done)
 
-    def keeps(self, kept: Kept, sites: Iterable[Site], ms_left: Callable[[], int]) -> bool:
+    def keeps(self, kept: Kept, sites: Iterable[Site], ms_left: Callable[[], int],
+              given: Given | None = None) -> bool:
         """Whether every effect of `sites`, from any state with sound zones where the
-        condition holds, leads to one where it holds. For a condition that reads zones
-        only (no variable), that proves a transition of those effects keeps it: the
-        statements between effects leave zones alone, and an `if` or loop merges states
-        where it holds. Each lemma is small where the whole transition can be beyond z3
-        (a count over several zone families, through draws and reshuffles)."""
-        return self.check(sites, ms_left, kept) is None
+        condition holds (and the facts `given` of the action's parameters), leads to one
+        where it holds. For a condition that reads zones only (no variable), that proves a
+        transition of those effects keeps it: the statements between effects leave zones
+        alone, and an `if` or loop merges states where it holds. Each lemma is small where
+        the whole transition can be beyond z3 (a count over several zone families, through
+        draws and reshuffles)."""
+        return self.check(sites, ms_left, kept, given) is None
 
     def _check_one(self, stmt: ir.Do, depths: tuple[int, ...], env: dict[str, Any], n: int,
-                   ms_left: Callable[[], int], kept: Kept | None = None) -> str | None:
+                   ms_left: Callable[[], int], kept: Kept | None = None,
+                   facts: tuple[ir.Expr, ...] = ()) -> str | None:
         enc = self.enc
         where = f"{stmt.fn} at spec line {stmt.where.line}"
         tag = f"L{n}"
@@ -149,15 +185,20 @@ class Lemmas:
         pre = lemma_state(enc, tag, depths)
         scratch = Exec(enc, Ctx(tag + "a"))
         try:
-            options = [_any_value(enc, scratch.ev(a, pre, fresh), f"{tag}.arg{m}")
+            options = [_any_value(enc, scratch.ev(a, pre, fresh), f"{tag}.arg{m}", bool(facts))
                        for m, a in enumerate(stmt.args)]
             seen = set()
-            for args in itertools.product(*options):
-                shape = _shape(enc, args, depths)
+            for chosen in itertools.product(*options):
+                args = tuple(v for v, _ in chosen)
+                # the facts on parameters tell zones of a family apart (a card's letter
+                # and its position's), so with facts every zone gets its own lemma
+                shape = (_shape(enc, args, depths), facts and tuple(
+                    (a.family, a.index) if isinstance(a, ZoneRef) else None for a in args))
                 if shape in seen:
                     continue
                 seen.add(shape)
-                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left, kept)
+                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left, kept, facts,
+                                       [c for _, c in chosen])
                 if why is not None:
                     return f"{where}: {why}"
         except Unsupported as exc:
@@ -165,16 +206,18 @@ class Lemmas:
         return None
 
     def _check_args(self, stmt: ir.Do, pre: SymState, env: dict[str, Any], args: list,
-                    tag: str, ms_left: Callable[[], int], kept: Kept | None = None
-                    ) -> str | None:
+                    tag: str, ms_left: Callable[[], int], kept: Kept | None = None,
+                    facts: tuple[ir.Expr, ...] = (), chosen: Iterable[Any] = ()) -> str | None:
         enc = self.enc
         ctx = Ctx(tag)
-        post = Exec(enc, ctx).effect(stmt, pre, env, args)
+        ex = Exec(enc, ctx)
+        known = [ex.truth(ex.ev(f, pre, env)) for f in facts] + list(chosen)
+        post = ex.effect(stmt, pre, env, args)
         touched = [i for i in range(enc.n_inst)
                    if post.Z[i] is not pre.Z[i] or post.T[i] is not pre.T[i]
                    or post.S[i] is not pre.S[i]]
         if kept is not None:
-            assumed = [sound(enc, pre, touched), kept[1](pre, ctx)]
+            assumed = [sound(enc, pre, touched), kept[1](pre, ctx), *known]
             return self._prove([NOT(kept[1](post, ctx))], assumed, ctx, ms_left)
         goals = [NOT(sound(enc, post, [i])) for i in touched]
         for k in range(enc.K):
@@ -185,7 +228,7 @@ class Lemmas:
             if not (z3.is_int_value(change) and change.as_long() == 0):
                 goals.append(change != 0)
         goals += [ctx.failing("typing"), ctx.failing("bound")]
-        return self._prove(goals, [sound(enc, pre, touched)], ctx, ms_left)
+        return self._prove(goals, [sound(enc, pre, touched), *known], ctx, ms_left)
 
     @staticmethod
     def _prove(goals: list, assumed: list, ctx: Ctx, ms_left: Callable[[], int]) -> str | None:

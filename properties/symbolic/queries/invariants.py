@@ -23,6 +23,7 @@ from model import ir
 
 from ..execute import Exec
 from ..expressions import Ctx, Hidden
+from ..lemmas import parameter_facts
 from ..machine import Machine
 from ..state import SymState
 from ..terms import AND, NOT, Unsupported, conjuncts
@@ -129,7 +130,10 @@ class _Goals:
             return False
         M = self.M
         kept = (name, lambda st, ctx: M.condition(cond.expr, st, ctx))
-        return self.lemmas.keeps(kept, part.ctx.sites, lambda: min(self.clock.ms(), LEMMA_MS))
+        a = self.game.ir.actions[part.alt.action]
+        given = (parameter_facts(a), dict(zip([n for n, _ in a.params], part.args, strict=True)))
+        return self.lemmas.keeps(kept, part.ctx.sites, lambda: min(self.clock.ms(), LEMMA_MS),
+                                 given)
 
     def kept_always(self, one: OneStep, part: Any, name: str) -> bool:
         """Whether invariant `name` holds after the action of `part` whenever it held
