@@ -92,11 +92,17 @@ class Machine:
         return [s for s, _ in combos]
 
     def action_part(self, st: SymState, alt: Alt, tag: str, effects: bool = True,
-                    hidden: Hidden | None = None, ctx: Ctx | None = None) -> StepPart:
+                    hidden: Hidden | None = None, ctx: Ctx | None = None,
+                    domains: dict | None = None) -> StepPart:
         """Alternative `alt` from state `st`; without `effects`, only whether it is enabled
         (the state after is then the state before: for queries that read guards alone).
         `ctx` (default a fresh `Ctx(tag, hidden)`) collects what the execution needs (a
-        caller coupling two versions' chance passes its own)."""
+        caller coupling two versions' chance passes its own).
+
+        `domains`, for the alternatives of one *concrete* state (agreement: a few hundred
+        per state): a dict they share, where each parameter's domain is evaluated once;
+        and a parameter value known to be absent (a card not in the hand) gives a
+        disabled part at once, its arguments from there on None."""
         enc = self.enc
         ctx = Ctx(tag, hidden) if ctx is None else ctx
         ex = Exec(enc, ctx)
@@ -110,12 +116,22 @@ class Machine:
             present.append(EQ(st.V["active"][0], alt.actor))
         env: dict[str, Any] = {}
         for n, (name, dom) in enumerate(a.params):
-            with ctx.under(AND(*present)):
-                lst = ex.ev(dom, pre, env)
-            if isinstance(lst, ZoneRef):
-                lst = ex.zone_kinds(pre, lst)
+            key = (alt.action, n, *env.values())
+            shared = domains is not None and all(type(x) is int for x in env.values())
+            lst = domains.get(key) if shared else None
+            if lst is None:
+                with ctx.under(AND(*present)):
+                    lst = ex.ev(dom, pre, env)
+                if isinstance(lst, ZoneRef):
+                    lst = ex.zone_kinds(pre, lst)
+                if shared:
+                    domains[key] = lst
             if alt.slots is not None:
                 p, v = lst.items[alt.slots[n]]
+                if p is False and domains is not None:
+                    args = tuple(env.get(name) for name, _ in a.params[:n]) + (v,) + (
+                        None,) * (len(a.params) - n - 1)
+                    return StepPart(alt, False, True, args, pre, ctx)
             else:
                 v = ctx.fresh(f"{name}_")
                 p = OR(*[AND(q, EQ(v, x)) for q, x in lst.items])

@@ -85,10 +85,11 @@ def z3_step(game: model.Game, M: Machine, state: model.State, action: model.Acti
     found = set()
     chosen = None
     active = pre.V["active"][0]
+    domains: dict = {}
     for n, alt in enumerate(alts or M.alts()):
         if alt.actor is not None and alt.actor != active:
             continue  # its guard asks that another player act: not built, as it is disabled
-        part = M.action_part(pre, alt, f"t{n}")
+        part = M.action_part(pre, alt, f"t{n}", domains=domains)
         if part.enabled is False:
             continue
         if part.enabled is not True or not all(isinstance(x, int) for x in part.args):
