@@ -29,6 +29,7 @@ import attrs
 import model
 from model import ir
 from model.loader import any_player_count
+from model.situation import MAX_INPUT_BYTES
 
 from ..concrete.coverage import Coverage, gaps
 from ..concrete.playout import PROPERTIES, Finding, Limits
@@ -214,7 +215,13 @@ def _recorded(g: ir.GameIR, query: str) -> str | None:
     found = recorded_file(g, f"z3_{query}") if query in REPLAYED else None
     if found is None:
         return None
-    return f"{found[0]}:{hashlib.sha256(found[1].read_bytes()).hexdigest()}"
+    # no more than the replay reader reads: a larger file is never replayed
+    try:
+        with open(found[1], "rb") as f:
+            head = f.read(MAX_INPUT_BYTES + 1)
+    except OSError:
+        return f"{found[0]}:unreadable"
+    return f"{found[0]}:{hashlib.sha256(head).hexdigest()}"
 
 
 #: A configuration that plays endless games: one to 20,000 actions and the others to
