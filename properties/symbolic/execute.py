@@ -111,9 +111,8 @@ class Exec(Expressions):
             st.Z[i] = tuple(z)
             st.set_total(i, ADD(total, n))
             return st
-        self.ctx.require(OR(*[EQ(k, kk) for kk in enc.inst_kinds[i]]),
-                         f"typing: an item of another class put into {enc.inst_name(i)}")
         total, mine = enc.total(st, i), self.of_zone(i, k)
+        self.ctx.require(mine, f"typing: an item of another class put into {enc.inst_name(i)}")
         if isinstance(n, int) and n < 0:  # written as a subtraction, so a move's two
             # halves cancel when z3 simplifies a total
             st.Z[i] = tuple(SUB(c, ITE(EQ(k, kk), -n, 0))
