@@ -408,6 +408,25 @@ def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
     assert line.split(None, 2)[2] == "failure not shown 6p, proved up to a bound 5p"
 
 
+def test_a_recorded_witness_that_cannot_be_read_is_named_with_its_error(tmp_path: Path
+                                                                         ) -> None:
+    """A declared failure whose replay file is not valid (here a YAML tag, which is never
+    run) says why, with the file and line, instead of "does not show it"."""
+    from properties.cli.z3rows import row_of
+
+    spec = _edited_witness(tmp_path, "tests/witnesses/lama-6p-z3_supply.yaml", None)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w/edited.yaml").write_text(
+        'spec: lama\nplayers: 6\nseed: !!python/object/apply:os.system ["true"]\n'
+        "actions: [quit]\n")
+    res = Q.Result("supply", "bounded", "no shared supply runs short up to 4 action(s)", 1.0,
+                   bound=4)
+    row = row_of(model.load(spec, players=6), res)
+    assert row.status == "failure not shown"
+    assert "the recorded witness cannot be replayed: " in row.detail
+    assert "edited.yaml:3:" in row.detail and "does not show it" not in row.detail
+
+
 def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path: Path
                                                                        ) -> None:
     """LAMA's six-player pool runs short after five quits (the recorded witness, left out

@@ -12,9 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import model
+from model import ir
 
 from ..symbolic import queries as Q
 from ..symbolic.isolate import run_isolated
+from ..symbolic.queries.recorded import recorded_problem
 from .rows import Row, expectation_for
 
 
@@ -68,16 +70,19 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
         # refutes nothing), but not the failure the spec declares either
         return Row(g.id, g.players, prop, "failure not shown",
                    f"declared to fail ({expected.reason}) but not shown: "
-                   f"{_recorded_note(res.query, expected.witness)}z3: {detail}", None,
+                   f"{_recorded_note(g, res.query, expected.witness)}z3: {detail}", None,
                    res.seconds, bound=res.bound)
     status = "bounded" if res.status == "bounded" else "unknown"
     return Row(g.id, g.players, prop, status, detail, None, res.seconds, bound=res.bound)
 
 
-def _recorded_note(query: str, witness: str | None) -> str:
+def _recorded_note(g: ir.GameIR, query: str, witness: str | None) -> str:
     if not witness:
         return ""
     if query in Q.REPLAYED:
+        problem = recorded_problem(g, f"z3_{query}")
+        if problem is not None:
+            return f"the recorded witness cannot be replayed: {problem}; "
         return f"the recorded witness {witness} does not show it; "
     return f"the spec records a witness of it, {witness}, which this query does not replay; "
 

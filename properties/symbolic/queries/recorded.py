@@ -45,6 +45,23 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
     return witness, data
 
 
+def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
+    """Why the replay file the spec records for `prop` cannot be replayed at all (it is
+    not a file inside the spec's repository, or not a valid replay file: the reader's
+    error, with file, line and column), or None if it can be read."""
+    e = expectation_for(g, prop)
+    if e is None or e.result != "fail" or not e.witness:
+        return None
+    found = recorded_file(g, prop)
+    if found is None:
+        return f"{e.witness} is not a file inside the spec's repository"
+    try:
+        tr.read_replay(found[1])
+    except model.SpecError as exc:
+        return str(exc)
+    return None
+
+
 def recorded_file(g: ir.GameIR, prop: str) -> tuple[str, Path] | None:
     """The replay file the spec records for the expected failure of `prop` at this player
     count and choice of variants, if it is a file inside the spec's repository: (the path
