@@ -129,8 +129,8 @@ class Machine:
             if alt.slots is not None:
                 p, v = lst.items[alt.slots[n]]
                 if p is False and domains is not None:
-                    args = tuple(env.get(name) for name, _ in a.params[:n]) + (v,) + (
-                        None,) * (len(a.params) - n - 1)
+                    env[name] = v
+                    args = tuple(env.get(param) for param, _ in a.params)
                     return StepPart(alt, False, True, args, pre, ctx)
             else:
                 v = ctx.fresh(f"{name}_")

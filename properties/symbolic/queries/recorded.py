@@ -49,12 +49,12 @@ def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
     """Why the replay file the spec records for `prop` cannot be replayed at all (it is
     not a file inside the spec's repository, or not a valid replay file: the reader's
     error, with file, line and column), or None if it can be read."""
-    e = expectation_for(g, prop)
-    if e is None or e.result != "fail" or not e.witness:
+    witness = _declared(g, prop)
+    if witness is None:
         return None
     found = recorded_file(g, prop)
     if found is None:
-        return f"{e.witness} is not a file inside the spec's repository"
+        return f"{witness} is not a file inside the spec's repository"
     try:
         tr.read_replay(found[1])
     except model.SpecError as exc:
@@ -66,11 +66,16 @@ def recorded_file(g: ir.GameIR, prop: str) -> tuple[str, Path] | None:
     """The replay file the spec records for the expected failure of `prop` at this player
     count and choice of variants, if it is a file inside the spec's repository: (the path
     as the spec writes it, the file), or None."""
+    witness = _declared(g, prop)
+    path = None if witness is None else _inside_repository(g.file, witness)
+    return None if path is None else (witness, path)
+
+
+def _declared(g: ir.GameIR, prop: str) -> str | None:
+    """The replay file, as the spec writes it, recorded for the expected failure of `prop`
+    at this player count and choice of variants (None if there is none)."""
     e = expectation_for(g, prop)
-    if e is None or e.result != "fail" or not e.witness:
-        return None
-    path = _inside_repository(g.file, e.witness)
-    return None if path is None else (e.witness, path)
+    return e.witness if e is not None and e.result == "fail" and e.witness else None
 
 
 def _inside_repository(spec_file: str, witness: str) -> Path | None:
