@@ -1,10 +1,23 @@
-"""A plain hand-written LAMA random playout: the yardstick for `rulespec bench lama`.
+"""A plain hand-written LAMA random playout: the yardstick for `rulespec bench`.
 
 Not part of rulespec (which has no game-specific Python): a baseline to compare the
-generated model against, on the same machine and the same workload (uniform random
-choice among the legal actions, drawn as `int(rng.random() * n)`, games to 40 points).
-`rulespec bench lama -p 4 --yardstick benchmarks/handwritten_lama.py` runs its `game`
-in turns with the generated model and prints the ratio; alone, run:
+generated model against, on the same machine and the same workload. It plays the game
+`spec/lama.yaml` describes with its default readings, in the same way:
+
+- the same rules: a round ends when a hand is emptied, when everyone has quit, or when
+  the one player left in cannot play; a player who empties their hand may return one
+  chip or keep them all (a choice, as in the spec); penalties are paid from a pool of 50
+  white and 20 black chips, black first, what the pool cannot pay is owed, and ten white
+  chips are exchanged for a black one; the player who acted last starts the next round;
+  the game ends when someone has 40 points;
+- the same choices: the legal actions in the model's order (cards by rank, then draw,
+  then quit; white chip, black chip, then keep), one drawn uniformly as
+  `int(rng.random() * n)`, the deck shuffled once a round with `rng.shuffle`.
+
+`tests/test_bench.py` drives it with the model's own shuffles and choices and checks
+that every game takes as many actions as the model's. `rulespec bench lama -p 4
+--yardstick benchmarks/handwritten_lama.py` runs its `game` in turns with the generated
+model and prints the ratio; alone, run:
 
     python benchmarks/handwritten_lama.py [players] [seconds]
 """
@@ -13,10 +26,15 @@ import random
 import sys
 import time
 
+POINTS = (0, 1, 2, 3, 4, 5, 6, 10)  # by rank; the llama is rank 7
+PLAY, DRAW, QUIT, WHITE, BLACK, KEEP = -1, -2, -3, -4, -5, -6  # actions other than a card
+
 
 def game(rng, P=4):
     rnd = rng.random
-    chips = [0] * P
+    white, black = [0] * P, [0] * P  # each player's chips
+    pool_white, pool_black = 50, 20
+    owed = [0] * P
     starter = 0
     n = 0
     while True:
@@ -26,44 +44,82 @@ def game(rng, P=4):
         for _ in range(6):
             for p in range(P):
                 hands[p][deck.pop()] += 1
+        out = [[0] * 8 for _ in range(P)]  # cards laid down on quitting
         top = deck.pop()
         quit = [False] * P
+        in_round = P
         active = starter
-        inr = P
+        returning = False
         while True:
             h = hands[active]
-            acts = [c for c in range(1, 8) if h[c] and (c == top or c == top % 7 + 1)]
-            if deck and inr > 1:
-                acts.append(-1)
-            acts.append(0)
+            if returning:
+                acts = []
+                if white[active]:
+                    acts.append(WHITE)
+                if black[active]:
+                    acts.append(BLACK)
+                acts.append(KEEP)
+            else:
+                acts = [c for c in range(1, 8)
+                        if h[c] and (c == top or c == top + 1 or (c == 1 and top == 7))]
+                if deck and in_round > 1:
+                    acts.append(DRAW)
+                acts.append(QUIT)
             a = acts[int(rnd() * len(acts))]
             n += 1
+            ender = active
             if a > 0:
                 h[a] -= 1
                 top = a
                 if not any(h):
-                    ender = active
+                    if white[active] or black[active]:
+                        returning = True
+                        continue
                     break
-            elif a == -1:
+            elif a == DRAW:
                 h[deck.pop()] += 1
-            else:
+            elif a == QUIT:
+                out[active] = h
+                hands[active] = [0] * 8
                 quit[active] = True
-                inr -= 1
-                if inr == 0:
-                    ender = active
+                in_round -= 1
+                if in_round == 0:
                     break
+            else:
+                if a == WHITE:
+                    white[active] -= 1
+                    pool_white += 1
+                elif a == BLACK:
+                    black[active] -= 1
+                    pool_black += 1
+                break
             for q in range(1, P + 1):
                 nxt = (active + q) % P
                 if not quit[nxt]:
                     active = nxt
                     break
+            if in_round == 1:
+                h = hands[active]
+                if not any(h[c] for c in range(1, 8)
+                           if c == top or c == top + 1 or (c == 1 and top == 7)):
+                    break
         for p in range(P):
-            pts = sum((10 if c == 7 else c) for c in range(1, 8) if hands[p][c])
-            chips[p] += pts
-        if any(hands[ender]) is False and chips[ender] > 0:
-            chips[ender] -= 10 if chips[ender] >= 10 else 1
+            left = sum(POINTS[c] for c in range(1, 8) if hands[p][c] or out[p][c])
+            pay = min(left // 10, pool_black)
+            pool_black -= pay
+            black[p] += pay
+            left -= 10 * pay
+            pay = min(left, pool_white)
+            pool_white -= pay
+            white[p] += pay
+            owed[p] += left - pay
+            swap = min(white[p] // 10, pool_black)
+            white[p] -= 10 * swap
+            pool_white += 10 * swap
+            pool_black -= swap
+            black[p] += swap
         starter = ender
-        if max(chips) >= 40:
+        if max(white[p] + 10 * black[p] + owed[p] for p in range(P)) >= 40:
             return n
 
 

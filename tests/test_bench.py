@@ -65,6 +65,48 @@ def test_the_yardstick_script_still_runs_alone() -> None:
     assert re.search(r"hand-written LAMA, 3 players: [\d,]+ actions/s", done.stdout)
 
 
+class Replay:
+    """An `rng` for the yardstick that deals the model's shuffles and makes its choices."""
+
+    def __init__(self, ranks: list[int], shuffles: list[list[int]], draws: list[float]) -> None:
+        self.ranks, self.shuffles, self.draws = ranks, shuffles, draws
+
+    def shuffle(self, deck: list[int]) -> None:
+        order = [self.ranks[k] for k in self.shuffles.pop(0)]
+        assert sorted(order) == sorted(deck)
+        deck[:] = order
+
+    def random(self) -> float:
+        return self.draws.pop(0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_the_yardstick_plays_the_models_game(players: int) -> None:
+    """Given the model's shuffles and random draws, the yardstick takes as many actions
+    as the model in every game and uses up both: the two play the same game, with the
+    legal actions in the same order, so the ratio `bench` prints compares like with like."""
+    import random
+
+    import model
+    from model.chance import RandomChance, RecordingChance
+
+    game = model.load("lama", players=players)
+    ranks = [kind.attrs.get("rank", 0) for kind in game.ir.kinds]
+    yardstick = bench.load_yardstick(YARDSTICK)
+    for seed in range(150):
+        chance = RecordingChance(RandomChance(random.Random(seed)))
+        draw = random.Random(-seed).random
+        draws: list[float] = []
+        state = game.initial_state(seed, chance)
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            draws.append(draw())
+            state = state.apply(legal[int(draws[-1] * len(legal))], chance)
+        replay = Replay(ranks, chance.outcomes, list(draws))
+        assert yardstick(replay, players) == len(draws), f"game {seed}"
+        assert replay.shuffles == [] and replay.draws == [], f"game {seed}"
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("def play(rng, players):\n    return 1\n", "must define game(rng, players)"),
     ("def game(rng, players):\n    return 1 / 0\n", "game() failed: ZeroDivisionError"),

@@ -23,6 +23,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import model
 from model import SpecError, Where
@@ -102,8 +103,8 @@ def in_place_player(game: model.Game, seed: int) -> Player:
     return play
 
 
-def yardstick_player(path: Path, players: int, seed: int) -> Player:
-    """Games played by the `game(rng, players)` function of a hand-written Python file."""
+def load_yardstick(path: Path) -> Callable[[Any, int], Any]:
+    """The `game(rng, players)` function of a hand-written Python file."""
     where = Where(str(path))
     spec = importlib.util.spec_from_file_location("rulespec_yardstick", path)
     if spec is None or spec.loader is None:
@@ -118,6 +119,13 @@ def yardstick_player(path: Path, players: int, seed: int) -> Player:
         raise SpecError(where, "the yardstick must define game(rng, players) -> int: one whole "
                                "game with uniform random choices, returning its number of "
                                "actions")
+    return game
+
+
+def yardstick_player(path: Path, players: int, seed: int) -> Player:
+    """Games played by the `game(rng, players)` function of a hand-written Python file."""
+    where = Where(str(path))
+    game = load_yardstick(path)
     rng = random.Random(seed)
 
     def play(i: int) -> int:
