@@ -173,5 +173,5 @@ def run_bench(spec: str, players: int, seconds: float, seed: int,
     for t in tallies:
         yield t.line()
     if hand is not None:
-        yield f"State API / hand-written: {hand.rate / api.rate:.1f}×"
-        yield f"in-place / hand-written: {hand.rate / in_place.rate:.1f}×"
+        yield f"State API / hand-written: {hand.rate / api.rate:.2f}×"
+        yield f"in-place / hand-written: {hand.rate / in_place.rate:.2f}×"
