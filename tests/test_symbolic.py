@@ -346,7 +346,8 @@ def _edited_witness(tmp_path: Path, witness: str, edit: Callable[[dict], None] |
 
 def test_a_recorded_witness_that_shows_no_cycle_is_not_taken(tmp_path: Path) -> None:
     """A witness file that does not come back to a round start (here: cut short), or one
-    outside the spec's repository, is ignored, and the query searches as usual."""
+    that leads out of the spec's repository (a link; a path that does so is an error when
+    the spec loads), is ignored, and the query searches as usual."""
     from properties.symbolic.queries.recorded import recorded_witness, repeated_start
 
     witness = "tests/witnesses/lama-2p-z3_game_cycle.yaml"
@@ -355,8 +356,14 @@ def test_a_recorded_witness_that_shows_no_cycle_is_not_taken(tmp_path: Path) -> 
     found = recorded_witness(game, "z3_game_cycle")
     assert found is not None and found[0] == "w/edited.yaml"
     assert repeated_start(game, found[1], frozenset({"round"})) is None
-    spec = _edited_witness(tmp_path, witness, None, instead="../../etc/passwd")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
+    outside.write_text((REPO / witness).read_text())
+    (tmp_path / "w" / "link.yaml").symlink_to(outside)
+    spec = _edited_witness(tmp_path, witness, None, instead="w/link.yaml")
     assert recorded_witness(model.load(spec, players=2), "z3_game_cycle") is None
+    spec = _edited_witness(tmp_path, witness, None, instead="../../etc/passwd.yaml")
+    with pytest.raises(model.SpecError, match="expect/5/witness: .* expected form"):
+        model.load(spec, players=2)
 
 
 def test_supply_replays_the_witness_the_spec_records() -> None:
