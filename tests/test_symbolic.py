@@ -362,7 +362,7 @@ def test_a_recorded_witness_that_shows_no_cycle_is_not_taken(tmp_path: Path) -> 
     spec = _edited_witness(tmp_path, witness, None, instead="w/link.yaml")
     assert recorded_witness(model.load(spec, players=2), "z3_game_cycle") is None
     spec = _edited_witness(tmp_path, witness, None, instead="../../etc/passwd.yaml")
-    with pytest.raises(model.SpecError, match="expect/5/witness: .* expected form"):
+    with pytest.raises(model.SpecError, match=r"expect/\d+/witness: .* expected form"):
         model.load(spec, players=2)
 
 
