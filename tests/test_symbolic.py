@@ -441,6 +441,25 @@ def test_a_recorded_witness_that_cannot_be_read_is_named_with_its_error(tmp_path
     assert "edited.yaml:3:" in row.detail and "does not show it" not in row.detail
 
 
+def test_a_recorded_witness_that_cannot_be_played_is_named_with_the_step(tmp_path: Path
+                                                                         ) -> None:
+    """A replay file that reads well but cannot be played to its end (here its last
+    recorded shuffle is cut off, so the scoring of the last round has no deal to make) is
+    not taken, and the row says at which action it stops and why, instead of an error."""
+    from properties.cli.z3rows import row_of
+
+    witness = "tests/witnesses/lama-6p-z3_supply.yaml"
+    spec = _edited_witness(tmp_path, witness, lambda d: d.update(shuffles=d["shuffles"][:1]))
+    game = model.load(spec, players=6)
+    res = Q.supply(game, limit=20, units=1)
+    assert "recorded witness" not in res.detail
+    row = row_of(game, Q.Result("supply", "bounded", "no shared supply runs short up to 4 "
+                                "action(s)", 1.0, bound=4))
+    assert row.status == "failure not shown"
+    assert ("the recorded witness cannot be replayed: w/edited.yaml, action 5: the replay has "
+            "no recorded shuffle left") in row.detail
+
+
 def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path: Path
                                                                        ) -> None:
     """LAMA's six-player pool runs short after five quits (the recorded witness, left out

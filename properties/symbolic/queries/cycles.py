@@ -108,7 +108,7 @@ def _replayed_witness(game: model.Game, prop: str,
     path, data = found
     try:
         again = repeated(data)
-    except model.IllegalAction:
+    except model.RulespecError:  # a step that cannot be played: the file shows nothing
         return None
     return None if again is None else (path, data, again)
 

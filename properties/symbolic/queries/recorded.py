@@ -47,8 +47,8 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
 
 def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
     """Why the replay file the spec records for `prop` cannot be replayed at all (it is
-    not a file inside the spec's repository, or not a valid replay file: the reader's
-    error, with file, line and column), or None if it can be read."""
+    not a file inside the spec's repository, not a valid replay file: the reader's error,
+    with file, line and column; or a step of it cannot be played), or None if it plays."""
     witness = _declared(g, prop)
     if witness is None:
         return None
@@ -56,9 +56,17 @@ def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
     if found is None:
         return f"{witness} is not a file inside the spec's repository"
     try:
-        tr.read_replay(found[1])
+        data = tr.read_replay(found[1])
     except model.SpecError as exc:
         return str(exc)
+    if data["players"] != g.players:
+        return None  # a file for another configuration: not this row's
+    played = 0
+    try:
+        for step in steps(model.load(g.file, players=g.players, variants=g.chosen), data):
+            played = step[0]
+    except model.RulespecError as exc:
+        return f"{witness}, action {played + 1}: {exc}"
     return None
 
 
@@ -90,8 +98,10 @@ def _inside_repository(spec_file: str, witness: str) -> Path | None:
 
 def steps(game: model.Game, data: dict
           ) -> Iterator[tuple[int, model.State, model.Action, model.State]]:
-    """The replay played on `game` (raises IllegalAction at a step the rules refuse): each
-    step as (actions taken after it, the state before, the action, the state after)."""
+    """The replay played on `game`: each step as (actions taken after it, the state
+    before, the action, the state after). Raises a RulespecError at a step that cannot be
+    played: an action the rules refuse or the game does not know, a shuffle the file does
+    not record."""
     state, chance = tr.start(game, data)
     for n, text in enumerate(data["actions"], 1):
         action = game.parse_action(text)

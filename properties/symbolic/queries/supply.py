@@ -186,7 +186,7 @@ def _recorded_shortage(game: model.Game, clock: Clock) -> Result | None:
                 return Result("supply", "witness", f"the recorded witness {path} replays on the "
                               f"concrete model: {_runs_short(sites)} at '{action}' after {n} "
                               "action(s)", clock.elapsed(), bound=n)
-    except model.IllegalAction:
+    except model.RulespecError:  # a step that cannot be played: the file shows nothing
         return None
     return None
 
