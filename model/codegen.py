@@ -104,6 +104,7 @@ class Emitter:
         self.match_tables: dict[int, tuple[ir.Expr, str, ir.Expr]] = {}
         self.kind_tables: dict[str, str] = {}  # a table's code -> its name
         self.table_lines: list[str] = []  # the tables, emitted at the end of the module
+        self.class_tables: set[str] = set()  # names of the tables `class_table` emitted
         self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
         self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
         self.var_types = {v.name: v.type for v in g.vars} | {
@@ -489,19 +490,37 @@ class Emitter:
         return (f"(any(map({self._ex(it.args[0])}.__getitem__, {entry})) "
                 f"if {entry} is not None else {plain})")
 
+    def class_table(self, attr: str, holds: str) -> str:
+        """The name of a kind attribute's table cut to the kinds of one class (`KC_cards__points
+        = KA_points[0:7]`), emitted at the end of the module the first time it is asked for."""
+        name = global_name("KC_", holds, attr)
+        if name not in self.class_tables:
+            lo, hi = self.class_range(holds)
+            self.class_tables.add(name)
+            self.table_lines += ["", f"{name} = {global_name('KA_', attr)}[{lo}:{hi}]"]
+        return name
+
     def _iterable(self, g: ir.Gen, order_free: bool) -> str:
         """What a generator loops over; where order and repeats do not matter, the kinds
         present in any of a union of bags, at C speed."""
+        present = self._present(g, order_free)
+        if present is None:
+            return self._ex(g.iter)
+        return f"compress({present[0].upper()}, {present[1]})"
+
+    def _present(self, g: ir.Gen, order_free: bool) -> tuple[str, str] | None:
+        """For a generator over a union of bags where order and repeats do not matter: the
+        class and an iterable, per kind of the class, of whether any of the bags holds it."""
         bags = self.bag_union(g.iter) if order_free else None
         if bags is None:
-            return self._ex(g.iter)
+            return None
         holds, zones = bags
         lo, hi = self.class_range(holds)
         cut = "" if lo == 0 else f"[{lo}:{hi}]"
         present = [f"{self._ex(z)}{cut}" for z in zones]
         while len(present) > 1:
             present[:2] = [f"map(or_, {present[0]}, {present[1]})"]
-        return f"compress({holds.upper()}, {present[0]})"
+        return holds, present[0]
 
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
@@ -513,9 +532,14 @@ class Emitter:
         if (len(e.gens) == 1 and not g.conds and isinstance(e.elt, ir.Attr)
                 and e.elt.obj == ir.Local(g.var, e.elt.obj.type) and e.elt.obj.type.name == "kind"
                 and e.fn in ("list", "sum", "any", "all")):
-            # an attribute of each element: a map over the attribute's table, at C speed
-            mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
-                      f"{self._iterable(g, order_free)})")
+            # an attribute of each element: a map over the attribute's table, at C speed;
+            # over the kinds present in bags, the class's slice of the table, compressed
+            present = self._present(g, order_free)
+            if present is not None:
+                mapped = f"compress({self.class_table(e.elt.attr, present[0])}, {present[1]})"
+            else:
+                mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
+                          f"{self._iterable(g, order_free)})")
             return f"[*{mapped}]" if e.fn == "list" else f"{e.fn}({mapped})"
         body = " ".join(loops)
         elt = self._ex(e.elt)
@@ -873,7 +897,8 @@ class Emitter:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
-        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`)", *self.table_lines]
+        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`); attributes per class "
+                       "(`Emitter.class_table`)", *self.table_lines]
         return "\n".join(self.lines) + "\n"
 
     def guard_parts(self) -> None:
