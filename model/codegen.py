@@ -26,7 +26,7 @@ import contextlib
 import linecache
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import attrs
 
@@ -1165,8 +1165,47 @@ class Emitter:
         e(f"return {self.any_condition(conds)}", 1)
 
     def any_condition(self, conds: tuple[ir.Condition, ...]) -> str:
-        """Whether any of the conditions holds, as one expression."""
-        return " or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"
+        """Whether any of the conditions holds, as one expression (a function's `return`).
+
+        A condition is evaluated only after every earlier one, so a part that an earlier
+        condition always evaluates (`in_round` in `in_round == 0`) is kept there in a name
+        (`(_c0 := ...) == 0`) and later conditions read the name.
+        """
+        exprs = [fold(c.expr) for c in conds]
+        saved, parts, names = dict(self.hoisted), [], 0
+        for i, x in enumerate(exprs):
+            later = {n for y in exprs[i + 1:] for n in ir.walk(y)}
+            shared = [n for n in _always_evaluated(x, self.hoisted) if n in later
+                      and not isinstance(n, _CHEAP) and not ir.free_locals(n)
+                      and sum(1 for m in ir.walk(x) if m == n) == 1]
+            named = {n: f"_c{names + j}" for j, n in enumerate(shared)}
+            names += len(named)
+            for n in reversed(shared):  # inner parts first: an outer part's code holds theirs
+                self.hoisted[n] = f"({named[n]} := {self._ex(n)})"
+            parts.append(self._ex(x))
+            self.hoisted.update(named)
+        self.hoisted = saved
+        return " or ".join(parts) or "False"
+
+
+#: Expressions cheaper to evaluate again than to keep in a name.
+_CHEAP = (ir.Const, ir.Local, ir.Builtin, ir.Var, ir.Zone)
+
+
+def _always_evaluated(e: ir.Expr, named: Mapping[ir.Expr, str]) -> list[ir.Expr]:
+    """`e` and the parts of it that evaluating `e` always evaluates, written in line in its
+    code (operands of arithmetic, comparisons, `not`, the first operand of `and`/`or`), not
+    those inside a part already `named`; outer parts first."""
+    if e in named:
+        return []
+    out = [e]
+    match e:
+        case ir.Bin() | ir.Cmp() | ir.Unary():
+            for c in ir.children(e):
+                out += _always_evaluated(c, named)
+        case ir.BoolOp(values=vs):
+            out += _always_evaluated(vs[0], named)
+    return out
 
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.
