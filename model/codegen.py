@@ -361,10 +361,25 @@ class Emitter:
             return f"r.span({a[0]}, {a[1]}, {MAX_RANGE})"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
+            if self.distinct_anyway(d):
+                return self.comp(ir.Comp("sum", d.elt, d.gens, d.type), True)
             return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
         raise AssertionError(fn)
+
+    def distinct_anyway(self, d: ir.Comp) -> bool:
+        """Whether `distinct(k.attr for k in kinds(a) + kinds(b))`, read in any order, holds
+        no value twice without a set: each kind present once (`_present`), and no two
+        kinds of the class alike in the attribute."""
+        g = d.gens[0]
+        if (len(d.gens) != 1 or g.conds or not isinstance(d.elt, ir.Attr)
+                or d.elt.obj != ir.Local(g.var, d.elt.obj.type) or d.elt.obj.type.name != "kind"
+                or self.bag_union(g.iter) is None):
+            return False
+        lo, hi = self.class_range(self.bag_union(g.iter)[0])
+        values = [self.g.kinds[k].attrs[d.elt.attr] for k in range(lo, hi)]
+        return all(a != b for i, a in enumerate(values) for b in values[i + 1:])
 
     def bag_worth(self, zone: str, attr: str) -> str | None:
         """`worth(bag)` written out over the few kinds worth something (chips of 1 and

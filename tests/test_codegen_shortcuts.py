@@ -132,3 +132,30 @@ def test_round_end_conditions_share_a_part_only_where_it_is_always_computed(tmp_
                 z2, v2 = [x[:] for x in z], v[:]
                 ended = step(z2, v2, None, ())
                 assert bool(ended) == any(holds(z2, v2) for _, holds in conditions), (i, in_deck)
+
+
+@pytest.mark.parametrize("sides", [(0, 1, 2), (0, 1, 1)])
+def test_a_sum_of_distinct_attributes_counts_each_value_once(tmp_path: Path,
+                                                             sides: tuple[int, ...]) -> None:
+    """`sum(distinct(k.attr for k in kinds(bag)))` sums without a set only where no two
+    kinds of the class share a value (`Emitter.distinct_anyway`); where two do, the value
+    counts once."""
+    coin = Path(__file__).resolve().parent / "specs" / "coin.yaml"
+    text = coin.read_text(encoding="utf-8")
+    shutil.copytree(coin.parent / "rulebooks", tmp_path / "rulebooks")
+    for was, (name, side) in enumerate(zip(("heads", "tails", "edge"), sides, strict=True)):
+        old = f"{{name: {name}, side: {was}, copies: 1}}"
+        assert text.count(old) == 1, old
+        text = text.replace(old, f"{{name: {name}, side: {side}, copies: 1}}")
+    old = "  expr: \"count(up, 'edge') + (count(up, 'heads') if p == 0 else count(up, 'tails'))\""
+    assert text.count(old) == 1
+    text = text.replace(old, '  expr: "sum(distinct(k.side for k in kinds(up)))"')
+    (tmp_path / "coin.yaml").write_text(text, encoding="utf-8")
+    game = model.load(tmp_path / "coin.yaml", players=2)
+    assert ("{*" in game.source.split("def score(")[1].split("\n\n")[0]) == (len(set(sides)) < 3)
+    z, v = [list(x) for x in game.initial_state(0).z], list(game.initial_state(0).v)
+    up = game.layout.zone_base["up"]
+    for held in itertools.product((0, 1), repeat=3):
+        z[up][:3] = held
+        expected = sum({side for side, n in zip(sides, held, strict=True) if n})
+        assert game.ns["score"](z, v, 0) == expected, held
