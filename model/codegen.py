@@ -26,7 +26,7 @@ import contextlib
 import linecache
 import re
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import attrs
 
@@ -104,6 +104,7 @@ class Emitter:
         self.match_tables: dict[int, tuple[ir.Expr, str, ir.Expr]] = {}
         self.kind_tables: dict[str, str] = {}  # a table's code -> its name
         self.table_lines: list[str] = []  # the tables, emitted at the end of the module
+        self.class_tables: set[str] = set()  # names of the tables `class_table` emitted
         self.per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
         self.sizes = {ix.name: ix.size for ix in g.indices} | {"player": g.players}
         self.var_types = {v.name: v.type for v in g.vars} | {
@@ -360,10 +361,25 @@ class Emitter:
             return f"r.span({a[0]}, {a[1]}, {MAX_RANGE})"
         if fn == "sum" and isinstance(args[0], ir.Comp) and args[0].fn == "distinct":
             d = args[0]  # the order of distinct values does not matter to their sum
+            if self.distinct_anyway(d):
+                return self.comp(ir.Comp("sum", d.elt, d.gens, d.type), True)
             return f"sum({{{self.comp(ir.Comp('list', d.elt, d.gens, d.type), True)[1:-1]}}})"
         if fn in ("len", "sum", "any", "all", "abs"):
             return f"{fn}({a[0]})"
         raise AssertionError(fn)
+
+    def distinct_anyway(self, d: ir.Comp) -> bool:
+        """Whether `distinct(k.attr for k in kinds(a) + kinds(b))`, read in any order, holds
+        no value twice without a set: each kind present once (`_present`), and no two
+        kinds of the class alike in the attribute."""
+        g = d.gens[0]
+        if (len(d.gens) != 1 or g.conds or not isinstance(d.elt, ir.Attr)
+                or d.elt.obj != ir.Local(g.var, d.elt.obj.type) or d.elt.obj.type.name != "kind"
+                or self.bag_union(g.iter) is None):
+            return False
+        lo, hi = self.class_range(self.bag_union(g.iter)[0])
+        values = [self.g.kinds[k].attrs[d.elt.attr] for k in range(lo, hi)]
+        return all(a != b for i, a in enumerate(values) for b in values[i + 1:])
 
     def bag_worth(self, zone: str, attr: str) -> str | None:
         """`worth(bag)` written out over the few kinds worth something (chips of 1 and
@@ -489,19 +505,37 @@ class Emitter:
         return (f"(any(map({self._ex(it.args[0])}.__getitem__, {entry})) "
                 f"if {entry} is not None else {plain})")
 
+    def class_table(self, attr: str, holds: str) -> str:
+        """The name of a kind attribute's table cut to the kinds of one class (`KC_cards__points
+        = KA_points[0:7]`), emitted at the end of the module the first time it is asked for."""
+        name = global_name("KC_", holds, attr)
+        if name not in self.class_tables:
+            lo, hi = self.class_range(holds)
+            self.class_tables.add(name)
+            self.table_lines += ["", f"{name} = {global_name('KA_', attr)}[{lo}:{hi}]"]
+        return name
+
     def _iterable(self, g: ir.Gen, order_free: bool) -> str:
         """What a generator loops over; where order and repeats do not matter, the kinds
         present in any of a union of bags, at C speed."""
+        present = self._present(g, order_free)
+        if present is None:
+            return self._ex(g.iter)
+        return f"compress({present[0].upper()}, {present[1]})"
+
+    def _present(self, g: ir.Gen, order_free: bool) -> tuple[str, str] | None:
+        """For a generator over a union of bags where order and repeats do not matter: the
+        class and an iterable, per kind of the class, of whether any of the bags holds it."""
         bags = self.bag_union(g.iter) if order_free else None
         if bags is None:
-            return self._ex(g.iter)
+            return None
         holds, zones = bags
         lo, hi = self.class_range(holds)
         cut = "" if lo == 0 else f"[{lo}:{hi}]"
         present = [f"{self._ex(z)}{cut}" for z in zones]
         while len(present) > 1:
             present[:2] = [f"map(or_, {present[0]}, {present[1]})"]
-        return f"compress({holds.upper()}, {present[0]})"
+        return holds, present[0]
 
     def _comp(self, e: ir.Comp, order_free: bool, default: str | None) -> str:
         order_free = order_free or e.fn in ("any", "all", "min", "max")
@@ -513,9 +547,14 @@ class Emitter:
         if (len(e.gens) == 1 and not g.conds and isinstance(e.elt, ir.Attr)
                 and e.elt.obj == ir.Local(g.var, e.elt.obj.type) and e.elt.obj.type.name == "kind"
                 and e.fn in ("list", "sum", "any", "all")):
-            # an attribute of each element: a map over the attribute's table, at C speed
-            mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
-                      f"{self._iterable(g, order_free)})")
+            # an attribute of each element: a map over the attribute's table, at C speed;
+            # over the kinds present in bags, the class's slice of the table, compressed
+            present = self._present(g, order_free)
+            if present is not None:
+                mapped = f"compress({self.class_table(e.elt.attr, present[0])}, {present[1]})"
+            else:
+                mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
+                          f"{self._iterable(g, order_free)})")
             return f"[*{mapped}]" if e.fn == "list" else f"{e.fn}({mapped})"
         body = " ".join(loops)
         elt = self._ex(e.elt)
@@ -873,7 +912,8 @@ class Emitter:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
-        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`)", *self.table_lines]
+        self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`); attributes per class "
+                       "(`Emitter.class_table`)", *self.table_lines]
         return "\n".join(self.lines) + "\n"
 
     def guard_parts(self) -> None:
@@ -1140,8 +1180,47 @@ class Emitter:
         e(f"return {self.any_condition(conds)}", 1)
 
     def any_condition(self, conds: tuple[ir.Condition, ...]) -> str:
-        """Whether any of the conditions holds, as one expression."""
-        return " or ".join(f"{self.ex(c.expr)}" for c in conds) or "False"
+        """Whether any of the conditions holds, as one expression (a function's `return`).
+
+        A condition is evaluated only after every earlier one, so a part that an earlier
+        condition always evaluates (`in_round` in `in_round == 0`) is kept there in a name
+        (`(_c0 := ...) == 0`) and later conditions read the name.
+        """
+        exprs = [fold(c.expr) for c in conds]
+        saved, parts, names = dict(self.hoisted), [], 0
+        for i, x in enumerate(exprs):
+            later = {n for y in exprs[i + 1:] for n in ir.walk(y)}
+            shared = [n for n in _always_evaluated(x, self.hoisted) if n in later
+                      and not isinstance(n, _CHEAP) and not ir.free_locals(n)
+                      and sum(1 for m in ir.walk(x) if m == n) == 1]
+            named = {n: f"_c{names + j}" for j, n in enumerate(shared)}
+            names += len(named)
+            for n in reversed(shared):  # inner parts first: an outer part's code holds theirs
+                self.hoisted[n] = f"({named[n]} := {self._ex(n)})"
+            parts.append(self._ex(x))
+            self.hoisted.update(named)
+        self.hoisted = saved
+        return " or ".join(parts) or "False"
+
+
+#: Expressions cheaper to evaluate again than to keep in a name.
+_CHEAP = (ir.Const, ir.Local, ir.Builtin, ir.Var, ir.Zone)
+
+
+def _always_evaluated(e: ir.Expr, named: Mapping[ir.Expr, str]) -> list[ir.Expr]:
+    """`e` and the parts of it that evaluating `e` always evaluates, written in line in its
+    code (operands of arithmetic, comparisons, `not`, the first operand of `and`/`or`), not
+    those inside a part already `named`; outer parts first."""
+    if e in named:
+        return []
+    out = [e]
+    match e:
+        case ir.Bin() | ir.Cmp() | ir.Unary():
+            for c in ir.children(e):
+                out += _always_evaluated(c, named)
+        case ir.BoolOp(values=vs):
+            out += _always_evaluated(vs[0], named)
+    return out
 
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.

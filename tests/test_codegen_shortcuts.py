@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,69 @@ def test_an_empty_discard_pile_reaches_the_plain_code_not_a_table() -> None:
         "out": [{}, {"4": 1}]}}, checked=False)
     with pytest.raises(ModelError, match="empty pile"):
         game.ns["round_end"](list(lone.z), list(lone.v))
+
+
+def test_round_end_conditions_share_a_part_only_where_it_is_always_computed(tmp_path: Path
+                                                                             ) -> None:
+    """`Emitter.any_condition` keeps a part that an earlier round-end condition always
+    evaluates in a name that later conditions read; a part evaluated only sometimes (after
+    `and`) or twice in its condition is not named there. With the names, the round-end test
+    must still agree with the conditions one by one, in every state."""
+    coin = Path(__file__).resolve().parent / "specs" / "coin.yaml"
+    text = coin.read_text(encoding="utf-8")
+    old = "    - {name: stopped, when: stopped}\n"
+    assert text.count(old) == 1
+    spec = tmp_path / "coin.yaml"
+    shutil.copytree(coin.parent / "rulebooks", tmp_path / "rulebooks")
+    spec.write_text(text.replace(old, (
+        '    - {name: sometimes, when: "stopped and count(deck) == 0"}\n'
+        '    - {name: twice, when: "count(up) + count(up) == 4"}\n'
+        '    - {name: once, when: "count(deck) * 2 == 6"}\n'
+        '    - {name: later, when: "count(up) == 3 or (count(deck) == 1 and stopped)"}\n'
+        '    - {name: stopped, when: "stopped and count(up) > 0"}\n')), encoding="utf-8")
+    game = model.load(spec, players=2)
+    round_end = game.source.split("def round_end(Z, V):")[1].split("\n\n")[0]
+    assert round_end.count(":=") == 2, round_end  # count(deck) in `once`, count(up) in `later`
+    start = game.initial_state(0)
+    conditions = game.ns["ROUND_END"]
+    for in_deck in range(4):
+        for stopped in (False, True):
+            z, v = [list(x) for x in start.z], list(start.v)
+            cards = sorted(z[0] + [k for k, n in enumerate(z[1]) for _ in range(n)])
+            z[0], z[1] = cards[:in_deck], [0] * len(z[1])
+            for k in cards[in_deck:]:
+                z[1][k] += 1
+            v[game.layout.var_base["stopped"]] = stopped
+            expected = any(holds(z, v) for _, holds in conditions)
+            assert bool(game.ns["round_end"](z, v)) == expected, (in_deck, stopped)
+            for i, step in enumerate(game._steps):  # each step's inlined test, after its effects
+                z2, v2 = [x[:] for x in z], v[:]
+                ended = step(z2, v2, None, ())
+                assert bool(ended) == any(holds(z2, v2) for _, holds in conditions), (i, in_deck)
+
+
+@pytest.mark.parametrize("sides", [(0, 1, 2), (0, 1, 1)])
+def test_a_sum_of_distinct_attributes_counts_each_value_once(tmp_path: Path,
+                                                             sides: tuple[int, ...]) -> None:
+    """`sum(distinct(k.attr for k in kinds(bag)))` sums without a set only where no two
+    kinds of the class share a value (`Emitter.distinct_anyway`); where two do, the value
+    counts once."""
+    coin = Path(__file__).resolve().parent / "specs" / "coin.yaml"
+    text = coin.read_text(encoding="utf-8")
+    shutil.copytree(coin.parent / "rulebooks", tmp_path / "rulebooks")
+    for was, (name, side) in enumerate(zip(("heads", "tails", "edge"), sides, strict=True)):
+        old = f"{{name: {name}, side: {was}, copies: 1}}"
+        assert text.count(old) == 1, old
+        text = text.replace(old, f"{{name: {name}, side: {side}, copies: 1}}")
+    old = "  expr: \"count(up, 'edge') + (count(up, 'heads') if p == 0 else count(up, 'tails'))\""
+    assert text.count(old) == 1
+    text = text.replace(old, '  expr: "sum(distinct(k.side for k in kinds(up)))"')
+    (tmp_path / "coin.yaml").write_text(text, encoding="utf-8")
+    game = model.load(tmp_path / "coin.yaml", players=2)
+    assert ("{*" in game.source.split("def score(")[1].split("\n\n")[0]) == (len(set(sides)) < 3)
+    z, v = [list(x) for x in game.initial_state(0).z], list(game.initial_state(0).v)
+    up = game.layout.zone_base["up"]
+    for held in itertools.product((0, 1), repeat=3):
+        z[up][:3] = held
+        expected = sum({side for side, n in zip(sides, held, strict=True) if n})
+        assert game.ns["score"](z, v, 0) == expected, held
