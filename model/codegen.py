@@ -372,13 +372,12 @@ class Emitter:
         """Whether `distinct(k.attr for k in kinds(a) + kinds(b))`, read in any order, holds
         no value twice without a set: each kind present once (`_present`), and no two
         kinds of the class alike in the attribute."""
-        g = d.gens[0]
-        if (len(d.gens) != 1 or g.conds or not isinstance(d.elt, ir.Attr)
-                or d.elt.obj != ir.Local(g.var, d.elt.obj.type) or d.elt.obj.type.name != "kind"
-                or self.bag_union(g.iter) is None):
+        attr = _kind_attribute(d)
+        bags = None if attr is None else self.bag_union(d.gens[0].iter)
+        if bags is None:
             return False
-        lo, hi = self.class_range(self.bag_union(g.iter)[0])
-        values = [self.g.kinds[k].attrs[d.elt.attr] for k in range(lo, hi)]
+        lo, hi = self.class_range(bags[0])
+        values = [self.g.kinds[k].attrs[attr] for k in range(lo, hi)]
         return all(a != b for i, a in enumerate(values) for b in values[i + 1:])
 
     def bag_worth(self, zone: str, attr: str) -> str | None:
@@ -544,16 +543,15 @@ class Emitter:
             loops.append(f"for {local(g.var)} in {self._iterable(g, order_free)}")
             loops.extend(f"if {self._ex(c)}" for c in g.conds)
         g = e.gens[0]
-        if (len(e.gens) == 1 and not g.conds and isinstance(e.elt, ir.Attr)
-                and e.elt.obj == ir.Local(g.var, e.elt.obj.type) and e.elt.obj.type.name == "kind"
-                and e.fn in ("list", "sum", "any", "all")):
+        attr = _kind_attribute(e)
+        if attr is not None and e.fn in ("list", "sum", "any", "all"):
             # an attribute of each element: a map over the attribute's table, at C speed;
             # over the kinds present in bags, the class's slice of the table, compressed
             present = self._present(g, order_free)
             if present is not None:
-                mapped = f"compress({self.class_table(e.elt.attr, present[0])}, {present[1]})"
+                mapped = f"compress({self.class_table(attr, present[0])}, {present[1]})"
             else:
-                mapped = (f"map({global_name('KA_', e.elt.attr)}.__getitem__, "
+                mapped = (f"map({global_name('KA_', attr)}.__getitem__, "
                           f"{self._iterable(g, order_free)})")
             return f"[*{mapped}]" if e.fn == "list" else f"{e.fn}({mapped})"
         body = " ".join(loops)
@@ -1225,6 +1223,16 @@ def _always_evaluated(e: ir.Expr, named: Mapping[ir.Expr, str]) -> list[ir.Expr]
 
 #: The argument of an effect that counts items (or, for pay, money): never negative.
 _COUNT_ARG = {"move": 3, "move_top": 2, "deal": 2, "pay": 0}
+
+
+def _kind_attribute(e: ir.Comp) -> str | None:
+    """The attribute a comprehension reads of each kind it loops over, with no condition
+    (`k.points for k in kinds(hand)`), or None."""
+    g = e.gens[0]
+    if (len(e.gens) == 1 and not g.conds and isinstance(e.elt, ir.Attr)
+            and e.elt.obj == ir.Local(g.var, e.elt.obj.type) and e.elt.obj.type.name == "kind"):
+        return e.elt.attr
+    return None
 
 
 def _free_parts(a: ir.ActionDecl) -> list[ir.Expr]:
