@@ -7,6 +7,7 @@ objects to z3. Nothing here knows about any particular game.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import attrs
@@ -428,8 +429,9 @@ def free_locals(e: Expr) -> set[str]:
     return out
 
 
-def expectation_for(g: GameIR, prop: str) -> Expectation | None:
-    """What the spec expects of property `prop` at g's player count and variants."""
+def expectations_for(g: GameIR, prop: str) -> Iterator[Expectation]:
+    """Every entry the spec has for property `prop` at g's player count and variants, in
+    the spec's order."""
     for e in g.expectations:
         if e.property != prop:
             continue
@@ -437,5 +439,10 @@ def expectation_for(g: GameIR, prop: str) -> Expectation | None:
             continue
         if any(g.chosen.get(k) != v for k, v in e.variants.items()):
             continue
-        return e
-    return None
+        yield e
+
+
+def expectation_for(g: GameIR, prop: str) -> Expectation | None:
+    """What the spec expects of property `prop` at g's player count and variants (its
+    first entry that applies)."""
+    return next(expectations_for(g, prop), None)

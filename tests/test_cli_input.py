@@ -37,21 +37,37 @@ def one_error(stderr: str) -> str:
     ("check", "lama", "--games", "-5"),
     ("check", "lama", "--steps", "-1"),
     ("check", "lama", "--examples", "0"),
-    ("check", "lama", "--z3-timeout", "-1"),
-    ("check", "lama", "--z3-timeout", "0"),
+    ("check", "lama", "--z3-safety-net", "-1"),
+    ("check", "lama", "--z3-safety-net", "0"),
     ("check", "lama", "-p", "0"),
     ("bench", "lama", "-p", "2", "--seconds", "-1"),
     ("play", "lama", "-p", "2", "--max-actions", "-1"),
     ("query", "lama", "empty(stock)", "-p", "2", "--max-actions", "-1"),
-    ("query", "lama", "empty(stock)", "-p", "2", "--timeout", "-1"),
+
     ("faq", "lama", "--games", "-1"),  # 0 is allowed: z3 and Hypothesis games only
-    ("faq", "lama", "--z3-timeout", "-1"),
     ("faq", "lama", "-p", "-2"),
 ])
 def test_counts_and_times_must_be_positive(args: tuple[str, ...]) -> None:
     code, _, err = run(*args)
     assert code == 2
     assert "is not in the range" in one_error(err)
+
+
+@pytest.mark.parametrize("args", [
+    ("check", "lama", "--z3-budget", "0"),
+    ("check", "lama", "--z3-budget", "-3"),
+    ("check", "lama", "--z3-budget", "100001"),
+    ("check", "lama", "--z3-budget", "1.5"),
+    ("check", "lama", "--z3-budget", "nan"),
+    ("query", "lama", "empty(stock)", "-p", "2", "--budget", "0"),
+    ("faq", "lama", "--z3-budget", "-1"),
+    ("diff", "lama", "lama", "--z3-budget", "many"),
+])
+def test_a_z3_budget_is_a_whole_number_of_millions_in_range(args: tuple[str, ...]) -> None:
+    code, _, err = run(*args)
+    assert code == 2
+    line = one_error(err)
+    assert ("millions" in line and "z3-budget" in line) or "--budget" in line, line
 
 
 def test_a_check_that_ran_nothing_is_not_a_pass() -> None:

@@ -107,7 +107,7 @@ def test_a_reading_parts_from_the_ruling(tmp_path: Path, spec: str, ambiguity: s
                                        f"{ambiguity}={variant}", "-p", str(n),
                                        "--no-properties", "--no-statistics",
                                        "--replays", str(replays),
-                                       "--z3-timeout", "60" if reading in APART else "20",
+                                       "--z3-budget", "300" if reading in APART else "100",
                                        *SEARCH.get(reading, [])])
     out = result.stdout
     if reading in APART:

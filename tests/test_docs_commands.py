@@ -326,8 +326,8 @@ COMMANDS: dict[str, Doc] = {
     "rulespec check lama --verbose --json rows.json": Doc(
         reduce=FAST_CHECK, why=WHY_FAST_CHECK, check=every_row_shown_and_written),
     "rulespec check lama --variant chip_exchange=never": Doc(
-        reduce={"-p": "2", "--games": "5", "--profile": "none", "--z3-timeout": "10"},
-        why="z3 at one player count, 10 s a query (the shortfall is the spec's recorded witness)",
+        reduce={"-p": "2", "--games": "5", "--profile": "none"},
+        why="z3 at one player count (the shortfall is the spec's recorded witness)",
         check=z3_supply_as_expected),
     "rulespec replay replays/<file>.yaml": Doc(
         exit=1, setup=A_FAILURE_CHECK_WROTE, placeholders={"replays/<file>.yaml": REPLAY},
@@ -412,7 +412,7 @@ COMMANDS: dict[str, Doc] = {
     "rulespec faq --partings docs/faq/partings --html site/": Doc(
         setup=(PUBLISHED_PARTINGS,), check=faq_site),
     "rulespec faq lama": Doc(
-        reduce={"--z3-timeout": "0", "--games": "5", "--examples": "0",
+        reduce={"--z3-budget": "0", "--games": "5", "--examples": "0",
                 "--statistics-games": "0"},
         why="the whole search (z3, 300 games, statistics per reading) takes minutes",
         check=stdout_has("# L.L.A.M.A. (LAMA): clarified rules", "**Ruling: `ender`.**")),
@@ -423,8 +423,8 @@ COMMANDS: dict[str, Doc] = {
         setup=(PUBLISHED_PARTINGS,), check=stdout_has("149. p1: draw")),
     # docs/symbolic.md
     "rulespec check lama": Doc(
-        reduce={"-p": "2", "--games": "5", "--profile": "none", "--z3-timeout": "10"},
-        why="z3 at every player count takes minutes: one player count, 10 s a query",
+        reduce={"-p": "2", "--games": "5", "--profile": "none"},
+        why="z3 at every player count takes minutes: one player count",
         check=summary_of("lama", z3=True)),
     "rulespec check lama --no-z3": Doc(
         reduce={"--games": "10", "--examples": "3"},

@@ -26,7 +26,7 @@ def versions(players: int) -> tuple[model.Game, model.Game]:
 
 def test_readings_alike_by_an_invariant_are_proved_never_to_part() -> None:
     old, new = versions(2)
-    product = parting.parting_search(old, new, limit=60)
+    product = parting.parting_search(old, new)
     assert product.status == "proved_same", product.detail
     assert parting.WITH_INVARIANTS in product.detail
 

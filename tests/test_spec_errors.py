@@ -48,11 +48,11 @@ BREAKAGES = [
      "the default reading is the ruling"),
     ("situation_path_absolute", "situation: ../tests/situations/lama/free_choice.yaml",
      "situation: /etc/free_choice.yaml", "does not have the expected form"),
-    ("witness_leaves_repository", "witness: tests/witnesses/lama-6p-z3_supply.yaml",
+    ("witness_leaves_its_folder", "witness: witnesses/lama-6p-z3_supply.yaml",
      "witness: ../../etc/passwd.yaml", "does not have the expected form"),
-    ("witness_absolute", "witness: tests/witnesses/lama-6p-z3_supply.yaml",
+    ("witness_absolute", "witness: witnesses/lama-6p-z3_supply.yaml",
      "witness: /tmp/lama-6p-z3_supply.yaml", "does not have the expected form"),
-    ("witness_too_long", "witness: tests/witnesses/lama-6p-z3_supply.yaml",
+    ("witness_too_long", "witness: witnesses/lama-6p-z3_supply.yaml",
      "witness: " + "w/" * 100 + "x.yaml", "longer than the limit of 200 characters"),
 ]
 

@@ -39,25 +39,11 @@ def _min(spec: Path) -> int:
     return int(yaml.safe_load(spec.read_text(encoding="utf-8"))["players"]["min"])
 
 
-GAMES = [(spec, n) for spec in SPECS for n in _counts(spec)]
-IDS = [f"{spec.stem}-{n}p" for spec, n in GAMES]
-# CI runs the slower queries at each game's smallest and largest player count; `rulespec
-# check` runs every query at every count (docs/symbolic.md quotes the figures).
-ENDS = [(spec, n) for spec, n in GAMES if n in (_counts(spec)[0], _counts(spec)[-1])]
-ENDS_IDS = [f"{spec.stem}-{n}p" for spec, n in ENDS]
+# Every query at every count runs as the property suite's z3 items (`pytest spec/`), as
+# `rulespec check` runs them; here, what the queries do.
 SMALLEST = [(spec, _counts(spec)[0]) for spec in SPECS]
 SMALLEST_IDS = [f"{spec.stem}-{n}p" for spec, n in SMALLEST]
 # ---------------------------------------------------------------------- agreement
-@pytest.mark.parametrize(("spec", "players"), ENDS, ids=ENDS_IDS)
-def test_random_transitions_satisfy_the_z3_relation(spec: Path, players: int) -> None:
-    """In every visited state the z3 guards give exactly the concrete legal actions, and
-    each concrete successor is a z3 successor; a difference raises Disagreement."""
-    game = model.load(spec, players=players)
-    res = Q.agreement(game, games=2, seed=11, limit=120, max_steps=20)
-    assert res.status == "proved"
-    assert res.bound and res.bound > 0
-
-
 @pytest.mark.parametrize(("spec", "players"), SMALLEST, ids=SMALLEST_IDS)
 def test_expressions_agree_on_concrete_states(spec: Path, players: int) -> None:
     """Round-end conditions, invariants, the measure and scores, translated to z3 and
@@ -96,13 +82,6 @@ def test_a_wrong_successor_is_a_disagreement() -> None:
 
 
 # ---------------------------------------------------------------------- conservation
-@pytest.mark.parametrize(("spec", "players"), ENDS, ids=ENDS_IDS)
-def test_conservation_is_proved(spec: Path, players: int) -> None:
-    # a roomier limit than rulespec check's 30 s: CI machines are shared
-    res = Q.conservation(model.load(spec, players=players), limit=90)
-    assert res.status == "proved", res.detail
-
-
 def misplaced(game: model.Game, state: model.State) -> list[str]:
     """The zones of `state` holding an item of the other class (a card among tokens)."""
     L, out = game.layout, []
@@ -128,23 +107,6 @@ def test_a_spec_that_misplaces_a_card_fails_conservation_with_a_counterexample()
 
 
 # ---------------------------------------------------------------------- other proofs
-@pytest.mark.parametrize(("spec", "players"), SMALLEST, ids=SMALLEST_IDS)
-def test_legal_move_invariants_and_round_bound(spec: Path, players: int) -> None:
-    """Every spec's invariants are inductive and the player to act always has a legal
-    action; a round is bounded, or fails only where the spec says so."""
-    game = model.load(spec, players=players)
-    for name, limit in (("invariants", 60), ("legal_move", 15), ("round_bound", 15)):
-        res = Q.QUERIES[name](game, limit=limit)
-        expected = _expected(game, f"z3_{name}")
-        if expected == "fail":
-            assert res.status in ("witness", "bounded", "unknown"), res.detail
-        elif name == "round_bound":
-            assert res.status in ("proved", "bounded"), f"{name}: {res.detail}"
-        else:
-            assert res.status == "proved", f"{name}: {res.detail}"
-        assert res.seconds < limit + 5, name
-
-
 def _tracked_totals(enc: Any, st: Any) -> list[tuple[int, Any]]:
     """(instance, total) for each zone instance whose total the execution tracked."""
     return [(i, enc.total(st, i)) for i in range(enc.n_inst)
@@ -224,7 +186,7 @@ def _expected(game: model.Game, prop: str) -> str | None:
                                        "count(discard) == 3"])
 def test_reach_witness_replays_on_the_concrete_model(condition: str) -> None:
     game = model.load(SPEC_DIR / "lama.yaml", players=3)
-    res = Q.reach(game, condition, limit=60)
+    res = Q.reach(game, condition)
     assert res.status == "witness", res.detail
     t = res.trace
     assert t is not None
@@ -240,7 +202,7 @@ def test_reach_witness_replays_on_the_concrete_model(condition: str) -> None:
 
 def test_reach_is_shortest() -> None:
     game = model.load(SPEC_DIR / "lama.yaml", players=3)
-    res = Q.reach(game, "quit[0] and quit[1]", limit=60)
+    res = Q.reach(game, "quit[0] and quit[1]")
     assert res.status == "witness" and res.bound == 2
 
 
@@ -277,7 +239,7 @@ def _witness_expectations() -> list[tuple[Path, dict]]:
                          ids=[f"{s.stem}-{e['property']}" for s, e in _witness_expectations()])
 def test_recorded_witnesses_replay(spec: Path, expectation: dict) -> None:
     """Every witness a spec records for an expected z3 failure replays concretely."""
-    data = tr.read_replay(REPO / expectation["witness"])
+    data = tr.read_replay(spec.parent / expectation["witness"])
     game, states = tr.replay(data)
     assert game.id == spec.stem
     assert len(states) == len(data["actions"]) + 1
@@ -300,8 +262,7 @@ def test_recorded_witnesses_replay(spec: Path, expectation: dict) -> None:
         assert states[-1] in states[:-1], "no state repeats"
     if expectation["property"] == "z3_supply":
         # the row replays the file and finds a supply asked for more than it holds
-        res = Q.supply(model.load(spec, players=data["players"], variants=data["variants"]),
-                       limit=20)
+        res = Q.supply(model.load(spec, players=data["players"], variants=data["variants"]))
         assert res.status == "witness", res.detail
         assert f"the recorded witness {expectation['witness']} replays" in res.detail
         assert res.bound == len(data["actions"])
@@ -319,30 +280,30 @@ def test_recorded_witnesses_replay(spec: Path, expectation: dict) -> None:
 def test_game_cycle_replays_the_witness_the_spec_records() -> None:
     """LAMA's recorded two-player cycle is replayed, not searched for again."""
     game = model.load(SPEC_DIR / "lama.yaml", players=2)
-    res = Q.game_cycle(game, limit=20)
+    res = Q.game_cycle(game)
     assert res.status == "witness", res.detail
-    assert "tests/witnesses/lama-2p-z3_game_cycle.yaml replays" in res.detail
+    assert "witnesses/lama-2p-z3_game_cycle.yaml replays" in res.detail
     assert res.seconds < 5
 
 
 def test_round_bound_replays_the_witness_the_spec_records() -> None:
     game = model.load(SPEC_DIR / "lambada.yaml", players=2)
-    res = Q.round_bound(game, limit=20)
+    res = Q.round_bound(game)
     assert res.status == "witness", res.detail
     assert "after action 0 comes back after action 6 within one round" in res.detail
 
 
 def _edited_witness(tmp_path: Path, witness: str, edit: Callable[[dict], None] | None,
                     instead: str = "w/edited.yaml") -> Path:
-    """A copy of LAMA's spec in a repository of its own (under `tmp_path`) whose recorded
-    `witness` is replaced by `instead`: a copy of that file changed by `edit` (None: no
-    file is written)."""
+    """A copy of LAMA's spec in a folder of its own (`tmp_path/spec`) whose recorded
+    `witness` is replaced by `instead` (a path from that folder): a copy of that file
+    changed by `edit` (None: no file is written)."""
     (tmp_path / "spec").mkdir(exist_ok=True)
     if edit is not None:
-        data = yaml.safe_load((REPO / witness).read_text())
+        data = yaml.safe_load((SPEC_DIR / witness).read_text())
         edit(data)
-        (tmp_path / instead).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / instead).write_text(yaml.safe_dump(data))
+        (tmp_path / "spec" / instead).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "spec" / instead).write_text(yaml.safe_dump(data))
     text = (SPEC_DIR / "lama.yaml").read_text(encoding="utf-8")
     assert f"witness: {witness}" in text
     spec = tmp_path / "spec" / "lama.yaml"
@@ -353,19 +314,19 @@ def _edited_witness(tmp_path: Path, witness: str, edit: Callable[[dict], None] |
 
 def test_a_recorded_witness_that_shows_no_cycle_is_not_taken(tmp_path: Path) -> None:
     """A witness file that does not come back to a round start (here: cut short), or one
-    that leads out of the spec's repository (a link; a path that does so is an error when
-    the spec loads), is ignored, and the query searches as usual."""
+    that leads out of the spec's folder (a link; a path that does so is an error when the
+    spec loads), is ignored, and the query searches as usual."""
     from properties.symbolic.queries.recorded import recorded_witness, repeated_start
 
-    witness = "tests/witnesses/lama-2p-z3_game_cycle.yaml"
+    witness = "witnesses/lama-2p-z3_game_cycle.yaml"
     spec = _edited_witness(tmp_path, witness, lambda d: d.update(actions=d["actions"][:10]))
     game = model.load(spec, players=2)
     found = recorded_witness(game, "z3_game_cycle")
     assert found is not None and found[0] == "w/edited.yaml"
     assert repeated_start(game, found[1], frozenset({"round"})) is None
     outside = tmp_path.parent / f"{tmp_path.name}-outside.yaml"
-    outside.write_text((REPO / witness).read_text())
-    (tmp_path / "w" / "link.yaml").symlink_to(outside)
+    outside.write_text((SPEC_DIR / witness).read_text())
+    (tmp_path / "spec" / "w" / "link.yaml").symlink_to(outside)
     spec = _edited_witness(tmp_path, witness, None, instead="w/link.yaml")
     assert recorded_witness(model.load(spec, players=2), "z3_game_cycle") is None
     spec = _edited_witness(tmp_path, witness, None, instead="../../etc/passwd.yaml")
@@ -381,23 +342,23 @@ def test_supply_replays_the_witness_the_spec_records() -> None:
     from properties.cli.z3rows import row_of
 
     game = model.load(SPEC_DIR / "lama.yaml", players=6)
-    res = Q.supply(game, limit=20)
+    res = Q.supply(game)
     assert res.status == "witness", res.detail
-    assert res.detail.startswith("the recorded witness tests/witnesses/lama-6p-z3_supply.yaml "
+    assert res.detail.startswith("the recorded witness witnesses/lama-6p-z3_supply.yaml "
                                  "replays on the concrete model: pay from pool (spec line ")
     assert res.detail.endswith("runs short at 'quit' after 5 action(s)")
     assert res.bound == 5 and res.seconds < 5
     assert row_of(game, res).status == "expected failure"
-    _, states = tr.replay(tr.read_replay(REPO / "tests/witnesses/lama-6p-z3_supply.yaml"))
+    _, states = tr.replay(tr.read_replay(SPEC_DIR / "witnesses/lama-6p-z3_supply.yaml"))
     assert [sum(s.to_dict()["vars"]["unpaid"]) > 0 for s in states] == [False] * 5 + [True]
 
 
 def test_a_recorded_witness_without_a_shortage_is_not_taken(tmp_path: Path) -> None:
     """The six-player witness with one quit fewer: no supply runs short, so the replay is
     ignored and the query searches (within a small budget here) as it would without it."""
-    witness = "tests/witnesses/lama-6p-z3_supply.yaml"
+    witness = "witnesses/lama-6p-z3_supply.yaml"
     spec = _edited_witness(tmp_path, witness, lambda d: d.update(actions=d["actions"][:4]))
-    res = Q.supply(model.load(spec, players=6), limit=60, units=2_000_000)
+    res = Q.supply(model.load(spec, players=6), units=2_000_000)
     assert "recorded witness" not in res.detail
     assert res.status in ("bounded", "witness"), res.detail
     assert res.status == "bounded" or res.bound == 5
@@ -415,7 +376,7 @@ def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
     six = row_of(model.load(SPEC_DIR / "lama.yaml", players=6), res)
     two = row_of(model.load(SPEC_DIR / "lama.yaml", players=2), res)  # no failure declared
     assert (six.status, six.ok, six.bound) == ("failure not shown", True, 4)
-    assert "the recorded witness tests/witnesses/lama-6p-z3_supply.yaml does not show it" \
+    assert "the recorded witness witnesses/lama-6p-z3_supply.yaml does not show it" \
         in six.detail and six.detail.endswith(f"z3: {res.detail}")
     assert (two.status, two.detail) == ("bounded", res.detail)
     (line,) = summary_lines([two, six])
@@ -428,9 +389,9 @@ def test_a_recorded_witness_that_cannot_be_read_is_named_with_its_error(tmp_path
     run) says why, with the file and line, instead of "does not show it"."""
     from properties.cli.z3rows import row_of
 
-    spec = _edited_witness(tmp_path, "tests/witnesses/lama-6p-z3_supply.yaml", None)
-    (tmp_path / "w").mkdir()
-    (tmp_path / "w/edited.yaml").write_text(
+    spec = _edited_witness(tmp_path, "witnesses/lama-6p-z3_supply.yaml", None)
+    (tmp_path / "spec" / "w").mkdir()
+    (tmp_path / "spec" / "w/edited.yaml").write_text(
         'spec: lama\nplayers: 6\nseed: !!python/object/apply:os.system ["true"]\n'
         "actions: [quit]\n")
     res = Q.Result("supply", "bounded", "no shared supply runs short up to 4 action(s)", 1.0,
@@ -448,10 +409,10 @@ def test_a_recorded_witness_that_cannot_be_played_is_named_with_the_step(tmp_pat
     not taken, and the row says at which action it stops and why, instead of an error."""
     from properties.cli.z3rows import row_of
 
-    witness = "tests/witnesses/lama-6p-z3_supply.yaml"
+    witness = "witnesses/lama-6p-z3_supply.yaml"
     spec = _edited_witness(tmp_path, witness, lambda d: d.update(shuffles=d["shuffles"][:1]))
     game = model.load(spec, players=6)
-    res = Q.supply(game, limit=20, units=1)
+    res = Q.supply(game, units=1)
     assert "recorded witness" not in res.detail
     row = row_of(game, Q.Result("supply", "bounded", "no shared supply runs short up to 4 "
                                 "action(s)", 1.0, bound=4))
@@ -465,10 +426,10 @@ def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path
     """LAMA's six-player pool runs short after five quits (the recorded witness, left out
     here so that z3 searches). Whatever the search answers within its budget, a bound is
     below that depth, a witness at it."""
-    spec = _edited_witness(tmp_path, "tests/witnesses/lama-6p-z3_supply.yaml", None,
+    spec = _edited_witness(tmp_path, "witnesses/lama-6p-z3_supply.yaml", None,
                            instead="w/missing.yaml")
     game = model.load(spec, players=6)
-    res = Q.supply(game, limit=60, units=2_000_000)
+    res = Q.supply(game, units=2_000_000)
     assert "recorded witness" not in res.detail
     assert res.status in ("bounded", "witness"), res.detail
     assert res.bound is not None
@@ -495,7 +456,7 @@ def test_a_budget_stops_a_check_by_z3_resources() -> None:
 
 def test_a_player_left_without_a_move_is_found() -> None:
     game = model.load(MUTANTS / "lama_stuck.yaml", players=3)
-    res = Q.legal_move(game, limit=20)
+    res = Q.legal_move(game)
     # found reachable (witness), or only well-formed: then the search from a deal is shown
     assert res.status in ("witness", "unknown", "bounded"), res.detail
     assert "no legal action" in res.detail
@@ -535,7 +496,7 @@ def test_a_loop_that_keeps_what_it_drew_is_not_summarised(tmp_path: Path) -> Non
 def test_a_game_measure_proves_that_every_game_ends() -> None:
     game = model.load(SPECS_DIR / "row104.yaml", players=2)
     # a roomy limit: CI machines are shared (about 10 s of CPU on an idle machine)
-    res = Q.game_cycle(game, limit=300)
+    res = Q.game_cycle(game)
     assert res.status == "proved", res.detail
     assert res.bound == 2
 
@@ -546,7 +507,7 @@ def test_a_game_measure_that_does_not_fall_proves_nothing(tmp_path: Path) -> Non
     assert mutant != text
     path = tmp_path / "row104.yaml"
     path.write_text(mutant, encoding="utf-8")
-    res = Q.game_cycle(model.load(path, players=2), limit=20)
+    res = Q.game_cycle(model.load(path, players=2))
     assert res.status != "proved", res.detail
 
 
@@ -555,7 +516,7 @@ def test_a_104_card_game_gets_its_one_step_proofs() -> None:
     supply are proved (both were beyond the limit before)."""
     game = model.load(SPECS_DIR / "row104.yaml", players=2)
     for name in ("conservation", "supply"):
-        res = Q.QUERIES[name](game, limit=120)
+        res = Q.QUERIES[name](game)
         assert res.status == "proved", f"{name}: {res.detail}"
 
 
@@ -565,7 +526,7 @@ def test_an_invariant_that_fails_is_named(tmp_path: Path) -> None:
     assert mutant != text
     path = tmp_path / "row104.yaml"
     path.write_text(mutant, encoding="utf-8")
-    res = Q.invariants(model.load(path, players=2), limit=120)
+    res = Q.invariants(model.load(path, players=2))
     assert res.status == "witness", res.detail
     assert "row_never_empty fails" in res.detail
 
@@ -617,7 +578,7 @@ def test_a_count_over_zones_that_every_effect_keeps_is_proved_effect_by_effect(
     assert not G.by_effects(one.parts[take], "row_never_empty")
     # an invariant that reads a variable is never proved this way
     assert not G.by_effects(one.parts[play], "within_rounds")
-    res = Q.invariants(game, limit=300)
+    res = Q.invariants(game)
     assert res.status == "proved", res.detail
 
 
@@ -657,21 +618,24 @@ def test_invariants_the_actions_leave_alone_hold_when_a_round_ends() -> None:
     prove the game measure: with two players at most 2 x 3 round wins to go, so at most 7
     rounds."""
     game = model.load(SPEC_DIR / "lambada.yaml", players=2)
-    res = Q.invariants(game, limit=60, names=["tokens_record_wins", "wins_within_the_match"])
+    res = Q.invariants(game, names=["tokens_record_wins", "wins_within_the_match"])
     assert res.status == "proved", res.detail
-    cycle = Q.game_cycle(game, limit=300)
+    cycle = Q.game_cycle(game)
     assert cycle.status == "proved", cycle.detail
     assert cycle.bound == 2 * 3 + 1
 
 
-def test_agreement_counts_what_it_checked_when_the_time_runs_out_while_building() -> None:
-    """A game whose transitions take long to build runs out of time inside one of them:
-    the transitions checked before still count (the row was *unknown* for Lambada at 4 and
-    6 players, with hundreds checked)."""
+def test_agreement_counts_what_it_checked_when_the_budget_runs_out() -> None:
+    """A budget that runs out inside a transition's check: the transitions checked before
+    still count (the row was *unknown* for Lambada at 4 and 6 players, with hundreds
+    checked), and how many does not depend on the machine."""
     game = model.load(SPEC_DIR / "lambada.yaml", players=4)
-    res = Q.agreement(game, limit=4)
-    assert res.status == "proved", res.detail
-    assert res.bound and res.bound > 0
+    first = Q.agreement(game, limit=3_000_000)
+    assert first.status == "proved", first.detail
+    assert first.bound and first.bound > 0
+    full = Q.agreement(game, games=1, max_steps=first.bound + 50)
+    assert full.bound is not None and full.bound > first.bound
+    assert Q.agreement(game, limit=3_000_000).bound == first.bound
 
 
 def test_a_failed_invariants_row_is_not_asked_again_by_the_queries_after_it(
@@ -691,6 +655,6 @@ def test_a_failed_invariants_row_is_not_asked_again_by_the_queries_after_it(
     calls: list[object] = []
     real = inv._invariants
     monkeypatch.setattr(inv, "_invariants", lambda *a: calls.append(a) or real(*a))
-    assert Q.invariants(game, limit=120).status == "witness"
-    Q.legal_move(game, limit=60)
+    assert Q.invariants(game).status == "witness"
+    Q.legal_move(game)
     assert len(calls) == 1

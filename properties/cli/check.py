@@ -31,6 +31,7 @@ from model import ir
 from model.loader import any_player_count
 from model.situation import MAX_INPUT_BYTES
 
+from ..checks.verdict import Verdict
 from ..concrete.coverage import Coverage, gaps
 from ..concrete.playout import PROPERTIES, Finding, Limits
 from . import work
@@ -50,7 +51,10 @@ class Options:
     examples: int | None = None
     steps: int | None = None
     z3: bool = True
-    z3_timeout: float = 30.0
+    #: z3 resource units per query (deterministic: the cache key names it)
+    z3_budget: int = 400_000_000
+    #: the wall-clock safety net per query, seconds (a query it stops is never cached)
+    z3_seconds: float = 900.0
 
 
 # ------------------------------------------------------------------ the plan
@@ -191,17 +195,21 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
             entries = {}
             for q in QUERIES:
                 entries[q] = Entry(key_of(kind="z3", tool=tool, play=fp.play, query=q,
-                                          limit=opts.z3_timeout, recorded=_recorded(g, q)),
+                                          budget=opts.z3_budget, recorded=_recorded(g, q)),
                                    work.valid_z3_result, fp)
                 _look_up(cache, entries[q])
             z3.append(Z3Count(n, g, entries))
-            missing = [q for q, e in entries.items() if e.result is None]
-            if missing:
-                label = "z3 " + (", ".join(missing) if len(missing) < len(entries)
-                                 else "queries")
-                jobs.append(Job("z3", spec, base.id, n, label, work.run_z3,
-                                (spec, n, variants, missing, opts.z3_timeout), {},
-                                [entries[q] for q in missing], weight=len(missing)))
+            if any(e.result is None for e in entries.values()):
+                # All of the count's queries run again, in order: the queries of a worker
+                # share what the earlier ones proved, so the z3 work a query needs (and what
+                # its budget reaches) depends on the queries before it. Run as a whole, the
+                # same spec, budget and code give the same rows, cached or not.
+                for e in entries.values():
+                    e.result, e.cached = None, False
+                jobs.append(Job("z3", spec, base.id, n, "z3 queries", work.run_z3,
+                                (spec, n, variants, list(entries), opts.z3_budget,
+                                 opts.z3_seconds), {},
+                                list(entries.values()), weight=len(entries)))
     return SpecPlan(spec, base, counts, valid, planned, z3, jobs)
 
 
@@ -277,9 +285,11 @@ def store(cache: Cache, job: Job, results: list[Any]) -> None:
 
 
 def _errored(result: Any) -> bool:
+    """A result that says nothing of the game: a job that could not run, or a z3 query the
+    wall-clock safety net stopped."""
     if not isinstance(result, dict):
         return False
-    return result.get("status") == "error" or any(
+    return result.get("status") in ("error", "timeout") or any(
         o["status"] == "error" for o in result.get("outcomes", {}).values())
 
 
@@ -329,23 +339,23 @@ def rows_of_spec(p: SpecPlan, opts: Options) -> tuple[list[Row], Coverage]:
                 continue
             row = row_of(game, _z3_result(r))
             replay = {**r["replay"], "spec": p.spec} if r.get("replay") else None
-            out.append(attrs.evolve(row, replay=replay if not row.ok else None,
-                                    cached=entry.cached, bound=r.get("bound"),
-                                    property=f"z3_{q}"))
+            out.append(attrs.evolve(row, replay=replay if row.verdict is Verdict.FAILING
+                                    else None, cached=entry.cached, property=f"z3_{q}"))
     unexplained = [f"{g.what} {g.name}" for g in gaps(p.spec, cov) if g.explained is None]
-    # Gaps are reported, not failed: a short run may simply not reach a rule (the
-    # property suite's thorough profile is where coverage is held to account).
+    # A gap is undecided, not failing: a short run may simply not reach a rule, but what
+    # no run reached is not checked (a spec accepts a gap with `result: undecided`).
     out.append(Row(p.base.id, 0, "coverage", "warning" if unexplained else "holds",
                    f"never exercised: {', '.join(unexplained)}" if unexplained
                    else "every action, clause, end condition and variant exercised",
-                   cached=all(c.entry.cached for c in p.configurations)))
+                   cached=all(c.entry.cached for c in p.configurations)).with_declaration(p.base))
     return out, cov
 
 
 def _z3_result(r: dict) -> Any:
     from ..symbolic.queries import Result
 
-    return Result(r["query"], r["status"], r["detail"], r["seconds"], None, r.get("bound"))
+    return Result(r["query"], r["status"], r["detail"], r["seconds"], None, r.get("bound"),
+                  r.get("spent", 0), r.get("found_by"), r.get("start"))
 
 
 def _row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float) -> Row:
@@ -355,6 +365,12 @@ def _row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float) -> Row:
     f = r["findings"].get(prop)
     finding = None if f is None else Finding(prop, g.players, f["seed"], f["message"],
                                              tuple(f["actions"]), dict(g.chosen))
+    return _concrete_row(g, prop, r, spec, seconds, expected, outcome, finding).with_declaration(g)
+
+
+def _concrete_row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float,
+                  expected: ir.Expectation | None, outcome: dict | None,
+                  finding: Finding | None) -> Row:
     games = f"{r['games']} games"
     if r["cut"]:
         games += (f" ({r['cut']} stopped unfinished at {r['cut_at']:,} actions, after one "
@@ -362,13 +378,18 @@ def _row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float) -> Row:
     ran = games + (f" + {outcome['message']}" if outcome is not None
                    and outcome["status"] == "holds" else "")
     replay = None
+    found_by = None
     if outcome is not None and outcome["status"] == "fails":
         replay = {**outcome["replay"], "spec": spec}
-        detail = f"after {outcome['actions']} actions (shrunk): {outcome['message']}"
+        found_by = "hypothesis"
+        detail = (f"found by Hypothesis after {outcome['actions']} actions (shrunk): "
+                  f"{outcome['message']}")
     elif outcome is not None and outcome["status"] == "error":
         return Row(g.id, g.players, prop, "error", outcome["message"], None, seconds)
     elif finding is not None:
-        detail = f"seed {finding.seed}, after {len(finding.actions)} actions: {finding.message}"
+        found_by = "playout"
+        detail = (f"found by a seeded playout, seed {finding.seed}, after "
+                  f"{len(finding.actions)} actions: {finding.message}")
     else:
         if r["games"] < 1 and (outcome is None or outcome["status"] != "holds"):
             return Row(g.id, g.players, prop, "FAILS", "no game and no example ran: nothing "
@@ -383,8 +404,9 @@ def _row(g: ir.GameIR, prop: str, r: dict, spec: str, seconds: float) -> Row:
         return Row(g.id, g.players, prop, "holds", ran, None, seconds)
     if expected is not None and expected.result in ("fail", "may_fail"):
         return Row(g.id, g.players, prop, "expected failure", f"{expected.reason} ({detail})",
-                   finding, seconds, replay=replay)
-    return Row(g.id, g.players, prop, "FAILS", detail, finding, seconds, replay=replay)
+                   finding, seconds, replay=replay, found_by=found_by, start="deal")
+    return Row(g.id, g.players, prop, "FAILS", detail, finding, seconds, replay=replay,
+               found_by=found_by, start="deal")
 
 
 def all_specs(spec_dir: Path | None = None) -> list[Path]:

@@ -17,6 +17,7 @@ import click
 from model import SpecError
 
 from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
+from .options import z3_budget_option
 
 
 class _OneLine(click.Command):
@@ -55,8 +56,8 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 @click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
               help="Search and prove with z3 (the rules' equivalences, the parting game, the "
                    "z3 property rows); --no-z3 is the concrete-only fast path.")
-@click.option("--z3-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
-              help="Seconds of z3 per player count for the parting search.")
+@z3_budget_option(300, "per player count for the parting search (the property rows "
+                  "take `rulespec check`'s budget)")
 @click.option("--games", type=click.IntRange(min=0), default=200, show_default=True,
               help="Random games per player count played in lock-step on both versions.")
 @click.option("--examples", type=click.IntRange(min=0), default=100, show_default=True,
@@ -100,7 +101,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 @click.option("--html", "page", type=click.Path(path_type=Path), default=None,
               help="Also write the report as one self-contained HTML page.")
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
-         new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_timeout: float,
+         new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_budget: int,
          games: int, examples: int, max_actions: int, seed: int, properties: bool,
          check_games: int, profile: str, jobs: int | None, replays: Path, md: Path | None,
          js: Path | None, page: Path | None, statistics: bool, policy: str, precision: float,
@@ -137,7 +138,7 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     for target in (md, js, page):
         if target is not None and target.parent and not target.parent.exists():
             raise SpecError(None, f"{target}: no folder {str(target.parent)!r} to write into")
-    options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_timeout,
+    options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_budget,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
                       properties=properties, check_games=check_games,
                       profile=None if profile == "none" else profile,

@@ -25,6 +25,7 @@ from model import RulespecError
 from ..concrete import trace as tr
 from .check import all_specs
 from .diff import diff as diff_command
+from .options import z3_budget_option
 from .rows import Row
 from .stats import stats as stats_command
 
@@ -185,8 +186,11 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
 @click.option("--steps", type=COUNT, default=None, help="Override the profile's steps.")
 @click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
               help="Also run the z3 queries (proofs over all states, witnesses).")
-@click.option("--z3-timeout", type=SECONDS, default=30.0, show_default=True,
-              help="Seconds per z3 query.")
+@z3_budget_option()
+@click.option("--z3-safety-net", "z3_seconds", type=SECONDS, default=900.0, show_default=True,
+              help="Seconds after which a z3 query is stopped whatever is left of its budget: "
+                   "only for a machine far slower than expected. A query it stops is 'out of "
+                   "time' (undecided) and is not cached.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="the number of CPUs",
               help="Jobs run side by side (configurations, and z3 queries of a player count), "
@@ -206,20 +210,27 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
-          use_z3: bool, z3_timeout: float, jobs: int, z3_jobs: int | None, use_cache: bool,
-          verbose: bool, json_file: Path | None, variants: tuple[str, ...]) -> None:
+          use_z3: bool, z3_budget: int, z3_seconds: float, jobs: int, z3_jobs: int | None,
+          use_cache: bool, verbose: bool, json_file: Path | None,
+          variants: tuple[str, ...]) -> None:
     """Check every property of the given specs (default: every spec in spec/).
 
     Each player count (and, by the profile, each choice of variants) gets seeded random
     playouts and the Hypothesis state machine of the property suite, and each player
     count the z3 queries. A result computed before for the same game, question and code
-    comes from the cache. Prints one line per game and property, and the rows that fail,
-    are expected to fail or hold up to a bound only. Exit 0 when all hold (or fail as the
-    spec expects), 1 when a property fails, 2 for a bad spec or bad arguments.
+    comes from the cache. Prints one line per game and property, the rows that need
+    reading, and how many rows are proved, tested, shown, undecided and failing.
+
+    Exit 0 when every row is decided as the spec declares (proved, tested, or shown by a
+    witness where the spec declares a failure; an undecided row only where the spec
+    accepts it), 1 when a property fails, 2 for a bad spec or bad arguments, 3 when rows
+    stay undecided (bounded, unknown, out of time, a declared failure not shown, rules
+    never exercised), 4 for a bug in rulespec, 130 when interrupted.
     """
+    from ..checks.verdict import EXIT_INTERRUPTED, EXIT_UNDECIDED, Verdict, counts_line, exit_code
     from ..concrete.coverage import gaps, report_lines
     from .cache import Cache, default_folder
-    from .check import Options, plan, rows_of_spec, store
+    from .check import Job, Options, plan, rows_of_spec, store
     from .progress import Progress, Timings
     from .report import detail_lines, json_report, summary_lines, table_lines
     from .runner import run_jobs
@@ -231,7 +242,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     opts = Options(games=games, seed=seed, players=player_counts,
                    variants=tuple(sorted(_variants(variants).items())),
                    profile=None if profile == "none" else profile, examples=examples,
-                   steps=steps, z3=use_z3, z3_timeout=z3_timeout)
+                   steps=steps, z3=use_z3, z3_budget=z3_budget, z3_seconds=z3_seconds)
     cache = Cache(default_folder() if use_cache else None, warn)
     paths = list(specs) or [str(p) for p in all_specs()]
     plans = [plan(spec, opts, cache) for spec in paths]
@@ -244,8 +255,21 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     timings = Timings(cache.folder / "timings.json" if cache.folder is not None else None)
     progress = Progress(todo, jobs, timings, lambda text: click.echo(text, err=True, nl=False),
                         terminal=sys.stderr.isatty())
+    finished = [0]
+
+    def keep(job: Job, res: list) -> None:
+        store(cache, job, res)
+        finished[0] += 1
+
     try:
-        run_jobs(todo, jobs, progress, lambda job, res: store(cache, job, res), z3_jobs)
+        run_jobs(todo, jobs, progress, keep, z3_jobs)
+    except KeyboardInterrupt:
+        progress.close()
+        kept = (f"the {finished[0]} finished are kept in {cache.folder}, so running "
+                "again goes on from there" if cache.folder is not None and finished[0]
+                else "nothing was kept")
+        warn(f"\ninterrupted: {finished[0]} of {len(todo)} jobs had finished; {kept}")
+        sys.exit(EXIT_INTERRUPTED)
     finally:
         progress.close()
         timings.save()
@@ -260,7 +284,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
         reports.extend(report_lines(p.spec, cov))
         coverage[p.base.id] = [attrs.asdict(g) for g in gaps(p.spec, cov)]
     replay_files = _write_replays(rows, replays, spec_of)
-    failed = [r for r in rows if not r.ok]
+    verdicts = [(r.verdict, r.accepted) for r in rows]
     seconds = time.perf_counter() - t0
     to_stdout = json_file is not None and str(json_file) == "-"
 
@@ -284,9 +308,21 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     for _, (wanted, path, unreachable) in sorted(replay_files.items()):
         _said_replay(wanted, path, unreachable)
     cached = sum(r.cached for r in rows)
-    say(f"{sum(r.ok for r in rows)} passed, {len(failed)} failed in {seconds:.1f} s"
+    now_decided = [r for r in rows if r.now_decided]
+    if now_decided:
+        say("\nrows the spec accepts as undecided that are decided now (the declaration can "
+            "go):")
+        for r in now_decided:
+            say(f"  {r.game} {r.players or 'all'}p {r.property}: {r.verdict.value} "
+                f"(accepted undecided because: {r.accepted_undecided})")
+    code = exit_code(verdicts)
+    say(f"{counts_line(verdicts)} in {seconds:.1f} s"
         + (f" ({cached} of {len(rows)} rows from the cache)" if cached else ""))
-    code = 1 if failed else 0
+    undecided = [r for r in rows if r.verdict is Verdict.UNDECIDED and not r.accepted]
+    if code == EXIT_UNDECIDED:
+        say(f"not decided: {len(undecided)} row{'s' * (len(undecided) != 1)} neither proved "
+            "nor shown (see above; a spec may accept a row as undecided, with its reason: "
+            "docs/spec-language.md)")
     if json_file is not None:
         data = json_report(rows, spec_of, {i: str(p) for i, (_, p, _) in replay_files.items()},
                            coverage, seconds, code)
@@ -383,28 +419,27 @@ def _unreachable(trace: Trace) -> bool:
 @click.argument("spec")
 @click.argument("condition")
 @players_option
-@click.option("--timeout", type=SECONDS, default=30.0, show_default=True,
-              help="Seconds z3 may search.")
+@z3_budget_option(150, "z3 may spend on the search", "--budget")
 @click.option("--max-actions", type=COUNT, default=60, show_default=True,
               help="Longest action sequence to consider.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the witness as a replay file (for rulespec replay); an existing "
                    "file of that name is kept and the witness numbered.")
 @variant_option
-def query(spec: str, condition: str, players: int, timeout: float, max_actions: int,
+def query(spec: str, condition: str, players: int, z3_budget: int, max_actions: int,
           out: Path | None, variants: tuple[str, ...]) -> None:
     """Ask z3 for the shortest game reaching a situation described by CONDITION.
 
     CONDITION is a yes/no expression in the spec language, over the spec's zones, vars,
     params and defs, e.g. "quit[1] and count(hand[0]) == 7" or "empty(stock)". z3 picks
-    the deal. Exit 0 with a witness, 1 if none exists within the bound or time.
+    the deal. Exit 0 with a witness, 1 if none exists within the bound or budget.
     """
     from ..symbolic import queries as Q
     from .z3rows import trace_text
 
     g = model.load(spec, players=players, variants=_variants(variants))
     t0 = time.perf_counter()
-    res = Q.reach(g, condition, limit=timeout, max_depth=max_actions)
+    res = Q.reach(g, condition, limit=z3_budget, max_depth=max_actions)
     if res.trace is None:
         click.echo(f"{res.detail} ({time.perf_counter() - t0:.1f} s)")
         sys.exit(1)
@@ -516,9 +551,8 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
               help="Keep each reading's parting game here (docs/faq/partings for the published "
                    "FAQ): results stored for the same rules are reused, their games replayed; "
                    "the rest are searched and stored.")
-@click.option("--z3-timeout", type=click.FloatRange(0, 3600), default=20.0, show_default=True,
-              help="Seconds z3 may search both readings for a parting game, per player count "
-                   "(0: no z3).")
+@z3_budget_option(100, "z3 may spend searching both readings for a parting game, per "
+                  "player count (0: no z3)", minimum=0)
 @click.option("--games", type=click.IntRange(0, 100_000), default=200, show_default=True,
               help="Random games played on both readings in lock-step where z3 finds nothing.")
 @click.option("--examples", type=click.IntRange(0, 100_000), default=100, show_default=True,
@@ -528,7 +562,7 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
               help="Games per policy on both readings for the play statistics of each reading "
                    "that parts from the ruling (0: no statistics).")
 def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir: Path | None,
-        partings: Path | None, z3_timeout: float, games: int, examples: int,
+        partings: Path | None, z3_budget: int, games: int, examples: int,
         statistics_games: int) -> None:
     """Write the clarified-rules FAQ: every ambiguity, its readings, the ruling and the
     shortest game where each other reading parts from the ruling (or what was proved where
@@ -548,7 +582,7 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
         _write(lambda p: p.mkdir(parents=True, exist_ok=True), folder)
         if not os.access(folder, os.W_OK):
             raise model.SpecError(model.Where(str(folder)), "cannot write here: permission denied")
-    how = Search(z3_limit=z3_timeout, games=games, examples=examples,
+    how = Search(z3_limit=z3_budget, games=games, examples=examples,
                  statistics_games=statistics_games)
     faqs = []
     for spec in paths:

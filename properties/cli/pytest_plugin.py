@@ -14,6 +14,11 @@ the items of one configuration share one run (the first item to run pays for it)
   XPASS(strict).
 - At the end a coverage report names every action, clause, end condition and variant
   the runs never exercised (see properties/coverage.py).
+- Each z3 query at each player count is an item too, `z3_<query>[players=N]`, decided as
+  `rulespec check` decides its row: proved passes, a declared failure shown is an
+  expected failure, and a row neither proved nor shown (bounded, unknown, out of time)
+  fails unless the spec accepts it as undecided (`result: undecided`).
+  `--rulespec-no-z3` leaves them out.
 
 Options: `--rulespec-profile ci|thorough` (or the RULESPEC_PROFILE environment
 variable; default ci), `--rulespec-variants sample|pairwise|all`,
@@ -67,6 +72,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Hypothesis examples per item (overrides the profile)")
     group.addoption("--rulespec-steps", type=int, default=None,
                     help="actions per example at most (overrides the profile)")
+    group.addoption("--rulespec-no-z3", dest="rulespec_z3", action="store_false",
+                    default=True, help="leave out the z3 items (z3_<query>[players=N])")
     group.addoption("--rulespec-replays", default=None,
                     help="directory for the replay files of failures (default: replays/ "
                          "under the rootdir)")
@@ -153,6 +160,23 @@ class SpecFile(pytest.File):
                                                       raises=PropertyFailed))
                 yield item
 
+        if not self.config.getoption("rulespec_z3"):
+            return
+        from ..symbolic.queries import QUERIES
+
+        for n in range(base.min_players, base.max_players + 1):
+            for q in QUERIES:
+                prop = f"z3_{q}"
+                item = Z3Item.from_parent(self, name=f"{prop}[players={n}]", query=q, players=n)
+                item.add_marker(pytest.mark.rulespec)
+                item.add_marker(pytest.mark.xdist_group(name=f"{base.id}-z3-{n}"))
+                g = attrs.evolve(base, players=n, chosen=defaults)
+                e = expectation_for(g, prop)
+                if e is not None and e.result == "fail":
+                    item.add_marker(pytest.mark.xfail(reason=f"expected by the spec: {e.reason}",
+                                                      strict=True, raises=PropertyFailed))
+                yield item
+
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, RulespecError):
             return f"cannot collect {self.path.name}: {excinfo.value}"
@@ -197,6 +221,52 @@ class SpecItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, PropertyFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+class Undecided(Exception):
+    """A z3 row neither proved nor shown within its budget, which the spec does not accept
+    as undecided: not a pass."""
+
+
+class Z3Item(pytest.Item):
+    """One z3 query at one player count, as `rulespec check` decides its row: the items of
+    one count share one run of every query, in order, in a worker process (the queries
+    share what the earlier ones proved, so they run as a whole, as `rulespec check` runs
+    them)."""
+
+    def __init__(self, *, query: str, players: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.query = query
+        self.players = players
+
+    def runtest(self) -> None:
+        from ..checks.verdict import Verdict
+        from ..symbolic.isolate import run_isolated
+        from ..symbolic.queries import QUERIES
+        from .z3rows import row_of
+
+        st = self.config.stash[_STATE]
+        key = ("z3", str(self.path), self.path.stat().st_mtime_ns, self.players)
+        game = model.load(str(self.path), players=self.players)
+        if key not in st.results:
+            st.results[key] = {r.query: r for r in run_isolated(game, str(self.path), None,
+                                                                 list(QUERIES))}
+        row = row_of(game, st.results[key][self.query])
+        if row.verdict is Verdict.FAILING or row.verdict is Verdict.SHOWN:
+            if row.status == "UNEXPECTEDLY HOLDS":
+                return  # the xfail(strict) marker reports it as XPASS(strict)
+            raise PropertyFailed(f"{row.status}: {row.detail}")
+        if row.verdict is Verdict.UNDECIDED and not row.accepted:
+            raise Undecided(f"{row.status} (undecided, and the spec does not accept it so): "
+                            f"{row.detail}")
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, PropertyFailed | Undecided):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 

@@ -4,7 +4,8 @@ The summary has one line per game and property, across player counts and variant
 configurations (`game  conservation  holds 2-6p, 13 configurations (z3 proved 2-6p)`),
 followed by the rows that need a reader: those that fail, are expected to fail, hold
 only up to a bound, or are unknown. `--verbose` prints every row; `--json FILE` writes
-every row as data, with stable keys (`json_report`).
+every row as data, with stable keys (`json_report`): its verdict (checks/verdict.py), who
+found a witness and where it starts, and the z3 resource units a query spent.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..checks.verdict import Verdict
 from ..concrete.invariants import PROPERTIES
 from .rows import Row
 
 #: Statuses in the order a reader needs them: the worst first.
-ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "failure not shown", "unknown",
-         "expected failure", "warning", "bounded", "holds")
-JSON_FORMAT = 1
+ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "failure not shown", "out of time", "unknown",
+         "bounded", "warning", "expected failure", "holds")
+JSON_FORMAT = 2
 
 
 def needs_reading(r: Row) -> bool:
@@ -119,12 +121,16 @@ def json_report(rows: list[Row], specs: Mapping[str, str], replays: Mapping[int,
         "seconds": round(seconds, 3),
         "passed": sum(r.ok for r in rows),
         "failed": sum(not r.ok for r in rows),
+        "verdicts": {v.value: sum(r.verdict is v for r in rows) for v in Verdict},
+        "accepted_undecided": sum(r.accepted for r in rows),
         "cached": sum(r.cached for r in rows),
         "specs": [{"game": g, "spec": s} for g, s in specs.items()],
         "summary": summary_lines(rows),
         "rows": [{"game": r.game, "players": r.players or None,
                   "variants": dict(v.split("=", 1) for v in r.variants.split(",") if v),
-                  "property": r.property, "status": r.status, "ok": r.ok,
+                  "property": r.property, "status": r.status, "verdict": r.verdict.value,
+                  "ok": r.ok, "accepted_undecided": r.accepted_undecided,
+                  "found_by": r.found_by, "start": r.start, "z3_units": r.spent,
                   "bound": r.bound, "detail": r.detail, "seconds": round(r.seconds, 3),
                   "cached": r.cached, "replay": replays.get(i)}
                  for i, r in enumerate(rows)],

@@ -1,15 +1,19 @@
 """A row of the `rulespec check` table, and the spec's expectation that decides it.
 
 Both back ends' rows (properties/cli/check.py for the concrete checks,
-properties/cli/z3rows.py for the z3 queries) and the reports share these.
+properties/cli/z3rows.py for the z3 queries) and the reports share these. What a row
+claims is its verdict (properties/checks/verdict.py), with its evidence beside it: who
+found a witness, where it starts, and the z3 resource units a query spent.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from model.ir import expectation_for
+from model import ir
+from model.ir import expectation_for, expectations_for
 
+from ..checks.verdict import Verdict, verdict_of
 from ..concrete.playout import Finding
 
 __all__ = ["Row", "expectation_for"]
@@ -21,7 +25,7 @@ class Row:
     players: int
     property: str
     # holds / bounded / FAILS / expected failure / UNEXPECTEDLY HOLDS / failure not shown /
-    # unknown / error / warning
+    # unknown / out of time / error / warning (checks.verdict maps each to its verdict)
     status: str
     detail: str
     finding: Finding | None = None
@@ -30,8 +34,36 @@ class Row:
     replay: dict | None = None  # a failure's replay data (a state machine's, with its shuffles)
     cached: bool = False  # the result came from the cache
     bound: int | None = None  # the bound a z3 query reports (a depth, a round's length)
+    found_by: str | None = None  # who found a witness (checks.verdict.FOUND_BY)
+    start: str | None = None  # where a witness starts: "deal" or "situation"
+    spent: int | None = None  # z3 resource units a query spent
+    #: the reason the spec gives for accepting this row undecided (`result: undecided`)
+    accepted_undecided: str | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict_of(self.status, self.property.startswith("z3_"))
+
+    @property
+    def accepted(self) -> bool:
+        """Undecided, and the spec accepts it so."""
+        return self.verdict is Verdict.UNDECIDED and self.accepted_undecided is not None
+
+    @property
+    def now_decided(self) -> bool:
+        """The spec accepts the row undecided, but it is decided now (the declaration can
+        go)."""
+        return self.accepted_undecided is not None and self.verdict is not Verdict.UNDECIDED
 
     @property
     def ok(self) -> bool:
-        return self.status in ("holds", "bounded", "expected failure", "failure not shown",
-                               "warning", "unknown")
+        """Decided as the spec declares (proved, tested or shown), or undecided as the spec
+        accepts: the row does not make the run fail or stay undecided."""
+        return self.verdict in (Verdict.PROVED, Verdict.TESTED, Verdict.SHOWN) or self.accepted
+
+    def with_declaration(self, g: ir.GameIR) -> Row:
+        """The row with the spec's acceptance of it as undecided, if the spec has one for
+        this property at g's player count and variants."""
+        e = next((e for e in expectations_for(g, self.property) if e.result == "undecided"),
+                 None)
+        return self if e is None else attrs.evolve(self, accepted_undecided=e.reason)

@@ -8,12 +8,15 @@ rows do not depend on `workers`. The longest jobs (by the last run's times) star
 first, so that no long job is left running alone at the end.
 
 A job stopped by bad input (a variant that does not compile) stops the run: the jobs
-not yet started are dropped and the error is raised as the RulespecError it was.
+not yet started are dropped and the error is raised as the RulespecError it was. An
+interrupt (Ctrl-C) ends every worker process at once and is raised as KeyboardInterrupt
+within a second or so: what had finished has been handed to `done` already.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
@@ -48,8 +51,10 @@ def run_jobs(jobs: list[Job], workers: int, progress: Progress,
     lock = threading.Lock()
     z3_slots = threading.Semaphore(z3_workers or workers)
     stop = threading.Event()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as procs, \
-            ThreadPoolExecutor(max_workers=workers) as threads:
+    procs = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                initializer=ignore_interrupts)
+    threads = ThreadPoolExecutor(max_workers=workers)
+    try:
 
         def one(job: Job) -> None:
             if stop.is_set():
@@ -62,23 +67,51 @@ def run_jobs(jobs: list[Job], workers: int, progress: Progress,
                 progress.started(job)
                 results = [procs.submit(job.fn, *job.args, **job.kwargs).result()]
             progress.finished(job)
+            if stop.is_set():
+                return  # interrupted meanwhile: a result cut short is not kept
             with lock:
                 _raise_if_failed(results)
                 done(job, results)
 
         futures: list[Future] = [threads.submit(one, job) for job in order]
-        try:
-            finished, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for f in finished:
-                if f.exception() is not None:
-                    stop.set()
-                    for other in futures:
-                        other.cancel()
-                    raise f.exception()  # type: ignore[misc]
-        except BaseException:
-            stop.set()
-            procs.shutdown(wait=False, cancel_futures=True)
-            raise
+        finished, _ = _wait_interruptibly(futures)
+        for f in finished:
+            if f.exception() is not None:
+                stop.set()
+                for other in futures:
+                    other.cancel()
+                raise f.exception()  # type: ignore[misc]
+        procs.shutdown()
+        threads.shutdown()
+    except BaseException:
+        stop.set()
+        _end_workers(procs)
+        procs.shutdown(wait=False, cancel_futures=True)
+        threads.shutdown(wait=False, cancel_futures=True)
+        raise
+
+
+def ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the parent's to handle (it ends the workers), so a
+    worker prints no traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _wait_interruptibly(futures: list[Future]) -> tuple[set[Future], set[Future]]:
+    """`wait(futures, FIRST_EXCEPTION)` in short steps, so that Ctrl-C is seen at once."""
+    while True:
+        finished, pending = wait(futures, timeout=0.2, return_when=FIRST_EXCEPTION)
+        if not pending or any(f.exception() is not None for f in finished):
+            return finished, pending
+
+
+def _end_workers(procs: ProcessPoolExecutor) -> None:
+    """Kill the pool's processes and the z3 workers: neither is waited for."""
+    from ..symbolic.isolate import stop_all
+
+    stop_all()
+    for p in list(getattr(procs, "_processes", {}).values() or ()):
+        p.kill()
 
 
 def _call(job: Job) -> list[Any]:

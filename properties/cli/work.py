@@ -17,6 +17,7 @@ from typing import Any
 import model
 from model import RulespecError
 
+from ..checks.verdict import FOUND_BY
 from ..concrete.coverage import Coverage
 from ..concrete.playout import Limits, play_games
 
@@ -131,22 +132,27 @@ def valid_replay(d: Any) -> bool:
 
 # ------------------------------------------------------------------ z3
 def run_z3(spec: str, players: int, variants: Mapping[str, str], queries: Sequence[str],
-           limit: float) -> list[Result]:
-    """The named z3 queries at one player count, through `z3rows.z3_rows` (each query in
-    a worker process that stops it at `limit`), one result per query in order."""
+           limit: int, seconds: float) -> list[Result]:
+    """The named z3 queries at one player count, through `z3rows.z3_rows` (each query
+    within `limit` z3 resource units, in a worker process that stops it after `seconds`),
+    one result per query in order."""
     from .z3rows import z3_rows
 
-    _, results = z3_rows(spec, [players], variants=variants, limit=limit, only=queries, jobs=1)
+    _, results = z3_rows(spec, [players], variants=variants, limit=limit, seconds=seconds,
+                         only=queries, jobs=1)
     return [{"query": r.query, "status": r.status, "detail": r.detail,
-             "seconds": float(r.seconds), "bound": r.bound,
+             "seconds": float(r.seconds), "bound": r.bound, "spent": r.spent,
+             "found_by": r.found_by, "start": r.start,
              "replay": r.trace.to_replay(r.detail) if r.trace is not None else None}
             for r in results]
 
 
 def valid_z3_result(r: Any) -> bool:
     return (_has(r, query=str, status=str, detail=str, seconds=float)
-            and r["status"] in ("proved", "bounded", "witness", "unknown", "error")
-            and isinstance(r.get("bound"), int | None)
+            and r["status"] in ("proved", "bounded", "witness", "unknown", "timeout", "error")
+            and isinstance(r.get("bound"), int | None) and _int(r.get("spent", 0))
+            and r.get("found_by") in (None, *FOUND_BY) and r.get("start") in (None, "deal",
+                                                                               "situation")
             and (r.get("replay") is None or valid_replay(r["replay"])))
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import attrs
+
 import model
 from model import ir
 
@@ -21,12 +23,14 @@ from .rows import Row, expectation_for
 
 
 def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, str] | None = None,
-            limit: float = Q.TIME_LIMIT, only: Iterable[str] | None = None, jobs: int = 1,
+            limit: int = Q.RLIMIT, seconds: float = Q.SAFETY_SECONDS,
+            only: Iterable[str] | None = None, jobs: int = 1,
             progress: Callable[[str], None] | None = None) -> tuple[list[Row], list[Q.Result]]:
     """Rows of the check table for every z3 query at every player count, in that order.
 
-    Each player count's queries run in a worker process that stops a query overrunning
-    `limit` (see `isolate`); `jobs` workers run side by side, one player count each.
+    Each query may spend `limit` z3 resource units; each player count's queries run in a
+    worker process that stops a query still running after `seconds` (the safety net, see
+    `isolate`); `jobs` workers run side by side, one player count each.
     """
     names = [q for q in Q.QUERIES if not only or q in only]
 
@@ -34,7 +38,7 @@ def z3_rows(spec: str | Path, players: Iterable[int], *, variants: Mapping[str, 
         game = model.load(spec, players=n, variants=variants)
         if progress:
             progress(f"{game.id}: z3 queries with {n} players")
-        return game, list(run_isolated(game, spec, variants, names, limit))
+        return game, list(run_isolated(game, spec, variants, names, limit, seconds))
 
     rows: list[Row] = []
     results: list[Q.Result] = []
@@ -54,26 +58,41 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
     expected = expectation_for(g, prop)
     detail = res.detail
     declared = expected is not None and expected.result == "fail"
+    row = Row(g.id, g.players, prop, "", detail, None, res.seconds, bound=res.bound,
+              spent=res.spent)
     if res.status == "proved":
         if declared:
-            return Row(g.id, g.players, prop, "UNEXPECTEDLY HOLDS",
-                       f"declared to fail ({expected.reason}) but z3 proved: {detail}",
-                       None, res.seconds)
-        return Row(g.id, g.players, prop, "holds", f"proved: {detail}", None, res.seconds)
+            return attrs.evolve(row, status="UNEXPECTEDLY HOLDS",
+                                detail=f"declared to fail ({expected.reason}) but z3 proved: "
+                                f"{detail}").with_declaration(g)
+        return attrs.evolve(row, status="holds", detail=f"proved: {detail}").with_declaration(g)
     if res.status == "witness":
+        shown = attrs.evolve(row, found_by=res.found_by, start=res.start)
+        how = "" if res.found_by == "recorded" else f"{provenance(res)}: "
         if declared:
-            return Row(g.id, g.players, prop, "expected failure",
-                       f"{expected.reason} (z3: {detail})", None, res.seconds)
-        return Row(g.id, g.players, prop, "FAILS", f"witness: {detail}", None, res.seconds)
+            return attrs.evolve(shown, status="expected failure",
+                                detail=f"{expected.reason} ({how}{detail})")
+        return attrs.evolve(shown, status="FAILS", detail=f"{how}{detail}").with_declaration(g)
+    if res.status == "timeout":
+        return attrs.evolve(row, status="out of time").with_declaration(g)
     if declared:
         # neither proved nor shown: not a failure of the run (a search within a limit
         # refutes nothing), but not the failure the spec declares either
-        return Row(g.id, g.players, prop, "failure not shown",
-                   f"declared to fail ({expected.reason}) but not shown: "
-                   f"{_recorded_note(g, res.query, expected.witness)}z3: {detail}", None,
-                   res.seconds, bound=res.bound)
+        return attrs.evolve(row, status="failure not shown",
+                            detail=f"declared to fail ({expected.reason}) but not shown: "
+                            f"{_recorded_note(g, res.query, expected.witness)}z3: {detail}")
     status = "bounded" if res.status == "bounded" else "unknown"
-    return Row(g.id, g.players, prop, status, detail, None, res.seconds, bound=res.bound)
+    return attrs.evolve(row, status=status).with_declaration(g)
+
+
+def provenance(res: Q.Result) -> str:
+    """Who found a witness, as a row says it: `recorded in FILE` (the detail names it) or
+    `found by z3 from a deal after N actions`."""
+    if res.found_by == "recorded":
+        return "recorded"
+    n = len(res.trace.actions) if res.trace is not None else res.bound
+    start = "from a deal" if res.start == "deal" else "from a situation"
+    return f"found by z3 {start}" + (f" after {n} actions" if n is not None else "")
 
 
 def _recorded_note(g: ir.GameIR, query: str, witness: str | None) -> str:

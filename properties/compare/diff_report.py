@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .checks import PropertyPair
+from .checks import UNCHANGED, PropertyPair
 from .parting import Parting
 from .rules import Change, RulesDiff
 
@@ -46,6 +46,7 @@ class Report:
     statistics_note: str = ""  # why there are no statistics
     seconds: float = 0.0
     searched: str = ""  # what the parting search was allowed (z3, games)
+    compared: str = ""  # which configurations the property table compares
 
     @property
     def plays_differently(self) -> bool:
@@ -192,14 +193,21 @@ def _side_rows(p: Parting) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _row_at(x: PropertyPair) -> str:
+    """A row's player count, and its readings where they are not the default."""
+    return str(x.players or "all") + (f" {x.variants}" if x.variants else "")
+
+
 def _properties_text(r: Report) -> list[str]:
     if r.properties is None:
         return ["not run (--no-properties)"]
-    changed = [x for x in r.properties if x.change != "same"]
-    lines = [f"{len(r.properties)} rows; {len(changed)} changed"
-             + (": " + ", ".join(sorted({x.change for x in changed})) if changed else "")]
+    changed = [x for x in r.properties if x.change not in UNCHANGED]
+    undecided = sum(x.change == "undecided" for x in r.properties)
+    lines = [f"{len(r.properties)} rows ({r.compared}); {len(changed)} changed"
+             + (": " + ", ".join(sorted({x.change for x in changed})) if changed else "")
+             + (f"; {undecided} undecided on a side, so not compared" if undecided else "")]
     header = ("players", "property", "old", "new", "change")
-    table = [(str(x.players or "all"), x.property, x.old_status, x.new_status,
+    table = [(_row_at(x), x.property, x.old_status, x.new_status,
               "" if x.change == "same" else x.change.upper()) for x in r.properties]
     widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(header)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
@@ -208,7 +216,7 @@ def _properties_text(r: Report) -> list[str]:
     for t in table:
         lines.append("  " + fmt.format(*t).rstrip())
     for x in changed:
-        lines.append(f"  {x.players or 'all'}p {x.property}: {x.change} — old: {x.old_detail}")
+        lines.append(f"  {_row_at(x)}p {x.property}: {x.change} — old: {x.old_detail}")
         lines.append(f"      new: {x.new_detail}")
         if x.replay:
             lines.append(f"      replay: rulespec replay {x.replay}")
@@ -260,12 +268,13 @@ def markdown(r: Report) -> str:
     if r.properties is None:
         out.append("Not run (`--no-properties`).")
     else:
-        out += ["| players | property | old | new | change |", "|---|---|---|---|---|"]
+        out += [f"Compared: {_md(r.compared)}.", "",
+                "| players | property | old | new | change |", "|---|---|---|---|---|"]
         for x in r.properties:
             mark = "" if x.change == "same" else f"**{x.change}**"
             if x.replay:
                 mark += f" (`rulespec replay {x.replay}`)"
-            out.append(f"| {x.players or 'all'} | {_md(x.property)} | {_md(x.old_status)} | "
+            out.append(f"| {_md(_row_at(x))} | {_md(x.property)} | {_md(x.old_status)} | "
                        f"{_md(x.new_status)} | {mark} |")
     if r.statistics is None:
         out += ["", "### Play statistics", "", _md(r.statistics_note), ""]
@@ -342,12 +351,13 @@ def html_page(r: Report) -> str:
     if r.properties is None:
         out.append("<p>Not run (<code>--no-properties</code>).</p>")
     else:
+        out.append(f"<p>Compared: {_h(r.compared)}.</p>")
         out.append("<table><tr><th>players</th><th>property</th><th>old</th><th>new</th>"
                    "<th>change</th></tr>")
         for x in r.properties:
-            cls = ' class="changed"' if x.change != "same" else ""
+            cls = ' class="changed"' if x.change not in UNCHANGED else ""
             extra = f"<div><code>rulespec replay {_h(x.replay)}</code></div>" if x.replay else ""
-            out.append(f"<tr{cls}><td>{_h(x.players or 'all')}</td><td>{_h(x.property)}</td>"
+            out.append(f"<tr{cls}><td>{_h(_row_at(x))}</td><td>{_h(x.property)}</td>"
                        f"<td title=\"{_h(x.old_detail)}\">{_h(x.old_status)}</td>"
                        f"<td title=\"{_h(x.new_detail)}\">{_h(x.new_status)}</td>"
                        f"<td>{_h('' if x.change == 'same' else x.change)}{extra}</td></tr>")

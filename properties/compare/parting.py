@@ -339,7 +339,7 @@ def _outcome(old: Game, new: Game, so: State, sn: State, ao: model.Action, an: m
 
 
 # ------------------------------------------------------------------ searching
-def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float = 60.0,
+def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 300_000_000,
                  max_depth: int = 40, games: int = 200, max_actions: int = 400,
                  examples: int = 100, seed: int = 0, renames: Renames | None = None,
                  progress: Progress = None) -> Parting:
@@ -369,7 +369,7 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: float =
         from ..symbolic.queries.parting import parting_search
 
         say(f"{P} players: z3 searches both versions for the shortest game where they part "
-            f"(at most {z3_limit:g} s)")
+            f"(at most {z3_limit / 1e6:g} million resource units)")
         product = parting_search(old, new, limit=z3_limit, max_depth=max_depth, renames=renames,
                                  round_rules_alike=alike(old.ir, new.ir, renames, ROUND),
                                  progress=lambda m: say(f"{P} players: {m}"))

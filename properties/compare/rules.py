@@ -753,7 +753,7 @@ def _verdict(v: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ both versions
 def diff_rules(old: Version, new: Version, players: Iterable[int], *, use_z3: bool = True,
-               z3_limit: float = 10.0) -> RulesDiff:
+               z3_limit: int = 50_000_000) -> RulesDiff:
     """The changes in the rules at each player count, merged (a change seen at only some
     counts names them)."""
     counts = list(players)
@@ -777,7 +777,7 @@ def diff_rules(old: Version, new: Version, players: Iterable[int], *, use_z3: bo
 
 
 def _z3_equivalence(old: Version, new: Version, players: int, renames: Renames,
-                    limit: float) -> Equivalence:
+                    limit: int) -> Equivalence:
     def decide(what: str, x: Any, y: Any) -> str:
         from ..symbolic.queries.parting import conditions_equivalent, guards_equivalent
 

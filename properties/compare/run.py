@@ -12,7 +12,7 @@ import attrs
 
 from ..concrete import trace as tr
 from . import runner
-from .checks import compare_checks
+from .checks import compare_checks, compared_configurations
 from .diff_report import Report, Side
 from .parting import Parting, find_parting
 from .policies import POLICIES
@@ -25,7 +25,7 @@ from .versions import Version, player_counts
 class Options:
     players: tuple[int, ...] = ()  # () for every count both versions allow
     use_z3: bool = True
-    z3_limit: float = 60.0  # seconds of z3 per player count, for the parting search
+    z3_limit: int = 300_000_000  # z3 resource units per player count, for the parting search
     max_depth: int = 40
     games: int = 200  # random lock-step games per player count
     examples: int = 100  # Hypothesis-generated games per player count
@@ -34,7 +34,7 @@ class Options:
     properties: bool = True
     check_games: int = 100  # random games per player count for the property rows
     profile: str | None = "ci"  # the property suite's Hypothesis profile (None: playouts only)
-    check_z3_limit: float = 30.0
+    check_z3_limit: int = 400_000_000  # z3 resource units per query, as `rulespec check`
     jobs: int = 1  # worker processes for the property table and the play statistics
     replays: Path = Path("replays")
     statistics: bool = True
@@ -92,14 +92,15 @@ def compare(old: Version, new: Version, options: Options,
             jobs=options.jobs, scheduler=options.scheduler, seed=options.seed,
             progress=play_progress)
     chosen_o, chosen_n = old.ir(counts[0]).chosen, new.ir(counts[0]).chosen
-    z3 = f"with z3 ({options.z3_limit:g} s per player count), then " if options.use_z3 else ""
+    z3 = (f"with z3 ({options.z3_limit / 1e6:g} million resource units per player count), "
+          "then " if options.use_z3 else "")
     searched = (f"Searched {z3}{options.games} random and {options.examples} "
                 f"Hypothesis-generated games in lock-step per player count (up to "
                 f"{options.max_actions} actions), unless the rules or z3 settled it first.")
     return Report(Side(old.shown(new), old.label, dict(chosen_o)),
                   Side(new.shown(old), new.label, dict(chosen_n)), tuple(counts), rules,
                   tuple(partings), replays, properties, statistics, note,
-                  time.perf_counter() - t0, searched)
+                  time.perf_counter() - t0, searched, compared_configurations(old, new))
 
 
 def played(v: Version, other: Version) -> runner.Version:

@@ -99,23 +99,24 @@ class Parting:
 # ------------------------------------------------------------------ searching
 @attrs.frozen
 class Search:
-    """How hard to look: z3's time per player count, then random and Hypothesis games; and
-    how many games per policy the play statistics of both readings take (0: none)."""
+    """How hard to look: z3's budget per player count (resource units: the same search on
+    any machine), then random and Hypothesis games; and how many games per policy the play
+    statistics of both readings take (0: none)."""
 
-    z3_limit: float = 20.0
+    z3_limit: int = 100_000_000
     games: int = 200
     examples: int = 100
     statistics_games: int = GAMES
-    #: z3's time for a proof where the first search found no parting game at a count
-    proof_limit: float = 120.0
+    #: z3's budget for a proof where the first search found no parting game at a count
+    proof_limit: int = 600_000_000
     #: how many times the random games the concrete search then plays there (a rare
     #: situation: a bout played out to the last card, say), with twice the Hypothesis games
     longer: int = 10
 
     def second_try(self) -> list[float]:
         """What the second try at a count with no parting game is (kept with its result, so
-        that a bound reached with another one is searched again): z3's seconds and its
-        resource units for a proof, then the random and Hypothesis games."""
+        that a bound reached with another one is searched again): z3's budget and its
+        resource units for each try of a proof, then the random and Hypothesis games."""
         return [self.proof_limit, PROOF_UNITS, self.games * self.longer, self.examples * 2]
 
 
@@ -142,7 +143,7 @@ def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], h
             if f.status != "bounded":
                 continue
             say(f"{amb.id}={reading}: {f.players} players: z3 tries to prove that they never "
-                f"part (at most {how.proof_limit:g} s)")
+                f"part (at most {how.proof_limit / 1e6:g} million z3 resource units)")
             again = reading_parting(str(spec), f.players, amb.id, reading,
                                     z3_limit=how.proof_limit, max_depth=60, games=0,
                                     examples=0)

@@ -36,7 +36,7 @@ from model import ir
 from .execute import Exec
 from .expressions import Ctx
 from .state import Enc, SymState, ZoneRef, lemma_state, sound
-from .terms import EQ, NOT, SUM, Unsupported, is_bool, zterm
+from .terms import EQ, NOT, SUM, OutOfTime, Unsupported, is_bool, limit_units, past_deadline, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
 #: A condition on zones alone, by name: (name, its value on a state)
@@ -137,10 +137,10 @@ class Lemmas:
         self.enc = enc
         self._done: dict[tuple, str | None] = {}
 
-    def check(self, sites: Iterable[Site], ms_left: Callable[[], int], kept: Kept | None = None,
+    def check(self, sites: Iterable[Site], units_left: Callable[[], int], kept: Kept | None = None,
               given: Given | None = None) -> str | None:
         """None if every site's lemma holds; otherwise which one failed, and how.
-        `ms_left()` is the time left, in milliseconds, for each z3 call. With `kept`, the
+        `units_left()` is the z3 resource units each z3 call may spend. With `kept`, the
         lemma is instead that the effect keeps that condition on zones (see `keeps`);
         `given`: facts each lemma may assume of the action's parameters."""
         for stmt, depths, env in sites:
@@ -150,7 +150,7 @@ class Lemmas:
             key = (stmt, depths, kept and kept[0], facts,
                    tuple((k, v if isinstance(v, bool | int) else None) for k, v in env.items()))
             if key not in self._done:
-                why = self._check_one(stmt, depths, env, len(self._done), ms_left, kept, facts)
+                why = self._check_one(stmt, depths, env, len(self._done), units_left, kept, facts)
                 if why is not None and why.endswith(GAVE_UP):
                     return why  # not a finding about the effect: try again next time
                 self._done[key] = why
@@ -162,7 +162,7 @@ class Lemmas:
     def count(self) -> int:
         return len(self._done)
 
-    def keeps(self, kept: Kept, sites: Iterable[Site], ms_left: Callable[[], int],
+    def keeps(self, kept: Kept, sites: Iterable[Site], units_left: Callable[[], int],
               given: Given | None = None) -> bool:
         """Whether every effect of `sites`, from any state with sound zones where the
         condition holds (and the facts `given` of the action's parameters), leads to one
@@ -171,10 +171,10 @@ class Lemmas:
         alone, and an `if` or loop merges states where it holds. Each lemma is small where
         the whole transition can be beyond z3 (a count over several zone families, through
         draws and reshuffles)."""
-        return self.check(sites, ms_left, kept, given) is None
+        return self.check(sites, units_left, kept, given) is None
 
     def _check_one(self, stmt: ir.Do, depths: tuple[int, ...], env: dict[str, Any], n: int,
-                   ms_left: Callable[[], int], kept: Kept | None = None,
+                   units_left: Callable[[], int], kept: Kept | None = None,
                    facts: tuple[ir.Expr, ...] = ()) -> str | None:
         enc = self.enc
         where = f"{stmt.fn} at spec line {stmt.where.line}"
@@ -197,7 +197,7 @@ class Lemmas:
                 if shape in seen:
                     continue
                 seen.add(shape)
-                why = self._check_args(stmt, pre, fresh, list(args), tag, ms_left, kept, facts,
+                why = self._check_args(stmt, pre, fresh, list(args), tag, units_left, kept, facts,
                                        [c for _, c in chosen])
                 if why is not None:
                     return f"{where}: {why}"
@@ -206,7 +206,7 @@ class Lemmas:
         return None
 
     def _check_args(self, stmt: ir.Do, pre: SymState, env: dict[str, Any], args: list,
-                    tag: str, ms_left: Callable[[], int], kept: Kept | None = None,
+                    tag: str, units_left: Callable[[], int], kept: Kept | None = None,
                     facts: tuple[ir.Expr, ...] = (), chosen: Iterable[Any] = ()) -> str | None:
         enc = self.enc
         ctx = Ctx(tag)
@@ -218,7 +218,7 @@ class Lemmas:
                    or post.S[i] is not pre.S[i]]
         if kept is not None:
             assumed = [sound(enc, pre, touched), kept[1](pre, ctx), *known]
-            return self._prove([NOT(kept[1](post, ctx))], assumed, ctx, ms_left)
+            return self._prove([NOT(kept[1](post, ctx))], assumed, ctx, units_left)
         goals = [NOT(sound(enc, post, [i])) for i in touched]
         for k in range(enc.K):
             zs = [i for i in touched if k in enc.kpos[i]]
@@ -228,10 +228,10 @@ class Lemmas:
             if not (z3.is_int_value(change) and change.as_long() == 0):
                 goals.append(change != 0)
         goals += [ctx.failing("typing"), ctx.failing("bound")]
-        return self._prove(goals, [sound(enc, pre, touched), *known], ctx, ms_left)
+        return self._prove(goals, [sound(enc, pre, touched), *known], ctx, units_left)
 
     @staticmethod
-    def _prove(goals: list, assumed: list, ctx: Ctx, ms_left: Callable[[], int]) -> str | None:
+    def _prove(goals: list, assumed: list, ctx: Ctx, units_left: Callable[[], int]) -> str | None:
         """None if no goal can hold under the assumptions, else why not."""
         s = z3.Solver()
         for c in (*assumed, ctx.defined("undefined"), *ctx.assume):
@@ -241,10 +241,12 @@ class Lemmas:
         for goal in goals:
             if goal is False:
                 continue
-            if ms_left() <= 1:
+            if units_left() <= 1:
                 return GAVE_UP
-            s.set("timeout", ms_left())
+            limit_units(s, units_left())
             r = s.check(zterm(goal))
+            if r == z3.unknown and past_deadline():
+                raise OutOfTime("a lemma")
             if r != z3.unsat:
                 return GAVE_UP if r == z3.unknown else "not proved alone"
         return None

@@ -36,11 +36,11 @@ from model import ir
 
 from .expressions import Ctx
 from .state import Enc, SymState, lemma_state, sound
-from .terms import AND, EQ, IMPLIES, NOT, Unsupported, is_bool, zterm
+from .terms import AND, EQ, IMPLIES, NOT, OutOfTime, Unsupported, is_bool, limit_units, past_deadline, zterm
 
-#: Milliseconds z3 may take to decide whether one loop forgets (per goal, once per loop
-#: and shape).
-CHECK_MS = 3_000
+#: z3 resource units it may spend to decide whether one loop forgets (per goal, once per
+#: loop and shape): a fixed count, so the formulas built do not depend on the machine.
+CHECK_UNITS = 15_000_000
 
 
 def forgets(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[int, ...],
@@ -142,8 +142,11 @@ def _prove(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[i
             continue
         if goal is False:
             return False
-        s.set("timeout", CHECK_MS)
-        if s.check(zterm(NOT(goal))) != z3.unsat:
+        limit_units(s, CHECK_UNITS)
+        r = s.check(zterm(NOT(goal)))
+        if r == z3.unknown and past_deadline():
+            raise OutOfTime("deciding whether a loop forgets")
+        if r != z3.unsat:
             return False
     return True
 

@@ -37,7 +37,8 @@ KNOWN_BELOW = 8
 
 
 class OutOfTime(Exception):
-    """Building a formula ran past the time limit of the query that needed it."""
+    """A query ran past the wall-clock safety net (`deadline`): building a formula, or a
+    z3 check. Its answer is `timeout`, never a verdict."""
 
 
 _DEADLINE = [math.inf]
@@ -45,9 +46,10 @@ _DEADLINE = [math.inf]
 
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    """Symbolic execution inside the block raises OutOfTime once `seconds` have passed
-    (nested blocks: the sooner deadline wins). A large game's formulas can take longer to
-    build than z3 takes to answer, so the time limit has to cover building too."""
+    """The wall-clock safety net: symbolic execution inside the block raises OutOfTime once
+    `seconds` have passed, and z3's checks stop then (nested blocks: the sooner deadline
+    wins). Budgets are z3 resource units; this only stops a machine far slower than
+    expected, and what it stops is reported as such."""
     old = _DEADLINE[0]
     _DEADLINE[0] = min(old, time.perf_counter() + seconds)
     try:
@@ -59,6 +61,22 @@ def deadline(seconds: float) -> Iterator[None]:
 def past_deadline() -> bool:
     """Whether the deadline set by `deadline()` has passed."""
     return time.perf_counter() > _DEADLINE[0]
+
+
+def ms_to_deadline() -> int | None:
+    """Milliseconds to the deadline (at least 1), or None when no deadline is set."""
+    if _DEADLINE[0] == math.inf:
+        return None
+    return max(int((_DEADLINE[0] - time.perf_counter()) * 1000), 1)
+
+
+def limit_units(s: Any, units: int) -> None:
+    """The next check of `s` may spend `units` of z3's resources, and no longer than the
+    safety net allows."""
+    s.set("rlimit", max(int(units), 1))
+    ms = ms_to_deadline()
+    if ms is not None:
+        s.set("timeout", ms)
 
 
 class Unsupported(Exception):

@@ -31,7 +31,7 @@ import model
 from ..terms import Unsupported
 from ..witness import replay
 from .agreement import agreement, check_transition
-from .common import TIME_LIMIT, Result, machine
+from .common import RLIMIT, SAFETY_SECONDS, Result, machine
 from .conservation import conservation
 from .cycles import game_cycle, round_bound
 from .invariants import invariants
@@ -39,7 +39,7 @@ from .legal_move import legal_move
 from .reach import parse_condition, reach
 from .supply import supply
 
-__all__ = ["DESCRIPTIONS", "QUERIES", "REPLAYED", "TIME_LIMIT", "Result", "agreement",
+__all__ = ["DESCRIPTIONS", "QUERIES", "REPLAYED", "RLIMIT", "SAFETY_SECONDS", "Result", "agreement",
            "check_transition", "conservation", "game_cycle", "invariants", "legal_move",
            "machine", "parse_condition", "reach", "replay", "round_bound", "run_all", "supply"]
 
@@ -72,7 +72,7 @@ DESCRIPTIONS = {
 }
 
 
-def run_all(game: model.Game, limit: float = TIME_LIMIT, only: Sequence[str] | None = None
+def run_all(game: model.Game, limit: int = RLIMIT, only: Sequence[str] | None = None
             ) -> list[Result]:
     out = []
     for name, fn in QUERIES.items():

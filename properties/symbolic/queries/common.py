@@ -1,4 +1,4 @@
-"""What every query shares: its `Result`, the time limit and clock, solvers, the cached
+"""What every query shares: its `Result`, its budget and clock, solvers, the cached
 machine of a game, and the one-step frame (one action from a free well-formed state).
 """
 
@@ -19,16 +19,20 @@ from ..expressions import Ctx
 from ..lemmas import Lemmas
 from ..machine import Machine, StepPart
 from ..state import SymState, model_value
-from ..terms import AND, EQ, LT, NOT, OutOfTime, deadline, zterm
+from ..terms import AND, EQ, LT, NOT, OutOfTime, limit_units, past_deadline, zterm
 from ..witness import Trace, events_in_model
 
-#: Seconds each query may take (the issue's limit).
-TIME_LIMIT = 30.0
+#: z3 resource units each query may spend: z3's own count of the work it does (`rlimit`),
+#: the same on any machine under any load, so that a verdict depends on the spec, the
+#: budget and the code only. On the 2-core development machine z3 spends 1-8 million
+#: units a second; docs/symbolic.md has what each row of spec/ spends.
+RLIMIT = 400_000_000
 
 
-#: The share of the limit a query plans for: z3 and the formula builder stop a few seconds
-#: after their deadline on large formulas, and the limit is for the whole query.
-STOP_MARGIN = 0.85
+#: Seconds after which a query is stopped whatever is left of its budget: only a safety net
+#: for a machine far slower than expected. A query it stops answers `timeout` ("ran out of
+#: time"), which is undecided and never cached.
+SAFETY_SECONDS = 900.0
 
 
 @attrs.define
@@ -36,7 +40,12 @@ class Result:
     """A query's answer. `status`: `proved` (for every well-formed state, or every game),
     `bounded` (proved for every game up to `bound`: actions or rounds, as `detail` says,
     and not decided beyond it), `witness` (a trace, replayed on the concrete model),
-    `unknown` (neither, within the time limit) or `error`."""
+    `unknown` (neither, within the budget of z3 resource units), `timeout` (stopped by the
+    wall-clock safety net: says nothing of the game, and is never cached) or `error`.
+    `spent`: the z3 resource units the query used; `found_by`: for a witness, `z3` (found
+    by the search) or `recorded` (a replay file the spec records, replayed); `start`: where
+    a witness starts, `deal` (a game from its first deal) or `situation` (a state not shown
+    reachable from a deal)."""
 
     query: str
     status: str
@@ -44,63 +53,94 @@ class Result:
     seconds: float = 0.0
     trace: Trace | None = None
     bound: int | None = None
+    spent: int = 0
+    found_by: str | None = None
+    start: str | None = None
 
     @property
     def failed(self) -> bool:
         return self.status == "witness"
 
 
+_NESTED = [0]  # how many `bounded` queries are running, one inside another
+
+
 def bounded(query: Callable[..., Result]) -> Callable[..., Result]:
-    """A query whose time limit covers building its formulas, not only z3's search: past
-    the limit it answers `unknown`, saying where the building stopped."""
+    """A query run within its budget and under the safety net: a query that the net stops
+    (`deadline`, set by the caller) answers `timeout`, saying where it was stopped. A query
+    run by another passes the stop on, so the outer one answers `timeout` too, never a
+    verdict that rests on an inner query cut short."""
 
     @functools.wraps(query)
-    def run(game: model.Game, *args: Any, limit: float = TIME_LIMIT, **kw: Any) -> Result:
+    def run(game: model.Game, *args: Any, limit: int = RLIMIT, **kw: Any) -> Result:
         t0 = time.perf_counter()
-        inner = limit * STOP_MARGIN
+        start = spent()
+        _NESTED[0] += 1
         try:
-            with deadline(inner):
-                return query(game, *args, limit=inner, **kw)
+            res = query(game, *args, limit=limit, **kw)
         except OutOfTime as exc:
-            return Result(query.__name__, "unknown", f"building the z3 formulas did not finish "
-                          f"within the {limit:g} s limit (reached {exc})",
-                          time.perf_counter() - t0)
+            if _NESTED[0] > 1:
+                raise
+            return Result(query.__name__, "timeout", f"ran out of time: stopped by the "
+                          f"wall-clock safety net (at {exc}); the budget was not used up, so "
+                          "this says nothing of the game", time.perf_counter() - t0,
+                          spent=spent() - start)
+        finally:
+            _NESTED[0] -= 1
+        res.spent = spent() - start
+        if res.status == "witness" and res.found_by is None:
+            res.found_by = "z3"
+            res.start = res.trace.start if res.trace is not None else "situation"
+        return res
 
     return run
 
 
+_PROBE = z3.Solver()
+
+
+def spent() -> int:
+    """z3's resource count in this process so far: every solver of the process adds to one
+    counter, so a query's share is the difference across it, nested searches included."""
+    _PROBE.check()
+    return int(_PROBE.statistics().get_key_value("rlimit count"))
+
+
 class Clock:
+    """A query's budget of z3 resource units (`left`, deterministic), and the wall-clock
+    time it has taken (`elapsed`, only reported). A clock made from another's `left()`
+    shares its units: both read the one counter of the process."""
+
     def __init__(self, limit: float) -> None:
         self.t0 = time.perf_counter()
-        self.limit = limit
+        self.start = spent()
+        self.limit = int(limit)
 
-    def left(self) -> float:
-        return self.limit - (time.perf_counter() - self.t0)
+    def left(self) -> int:
+        return self.limit - (spent() - self.start)
 
-    def ms(self) -> int:
-        return max(int(self.left() * 1000), 1)
+    def units(self) -> int:
+        """The units a check may use now (z3's `rlimit`: at least 1, 0 means none)."""
+        return max(self.left(), 1)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
 
-def new_solver(clock: Clock) -> z3.Solver:
-    s = z3.Solver()
-    s.set("timeout", clock.ms())
-    return s
+def new_solver(clock: Clock | None = None) -> z3.Solver:
+    """A solver; every check of it goes through `check_sat`, which sets its limits."""
+    return z3.Solver()
 
 
-#: z3 resource units (its deterministic count of work, `rlimit`) a bounded search may
-#: spend in all: the depth it reaches then depends on the formulas only, not on the load of
-#: the machine. On the 2-core machine z3 spends 1-8 million units a second, depending on
-#: the formulas: a spec's known two-player shortfall (an expected z3_supply witness) is found with 18
-#: million (3 s); its three-player search reaches depth 3 with 4 million and depth 4 with
-#: 24. The time limit still applies, as a safety net.
+#: z3 resource units a bounded search may spend in all, within its query's budget: the
+#: depth it reaches then depends on the formulas only. A spec's known two-player
+#: shortfall (an expected z3_supply witness) is found with 18 million; its three-player
+#: search reaches depth 3 with 4 million and depth 4 with 24.
 SEARCH_BUDGET = 20_000_000
 
 
 def budget(units: int | None) -> Budget | None:
-    """A budget of `units` (None: the clock only, for offline searches with long limits)."""
+    """A budget of `units` (None: the query's clock only)."""
     return None if units is None else Budget(units)
 
 
@@ -114,27 +154,24 @@ class Budget:
         """`check_sat` within what is left; what the check used is taken off."""
         if self.left <= 0:
             return z3.unknown
-        before = _rlimit_count(s)
+        before = spent()
         r = check_sat(s, clock, *extra, rlimit=self.left)
-        self.left -= _rlimit_count(s) - before
+        self.left -= spent() - before
         return r
 
 
-def _rlimit_count(s: z3.Solver) -> int:
-    try:
-        return int(s.statistics().get_key_value("rlimit count"))
-    except z3.Z3Exception:  # no check has run yet
-        return 0
-
-
-def check_sat(s: z3.Solver, clock: Clock, *extra: Any, rlimit: int = 0) -> z3.CheckSatResult:
-    """z3's answer within the clock (and `rlimit` resource units for this check; 0: no
-    limit)."""
-    if clock.left() <= 0:
+def check_sat(s: z3.Solver | z3.Optimize, clock: Clock, *extra: Any,
+              rlimit: int = 0) -> z3.CheckSatResult:
+    """z3's answer within what is left of the clock's units (and of `rlimit` units for
+    this check, if given). Raises OutOfTime when the safety net stopped z3."""
+    left = clock.left()
+    if left <= 0:
         return z3.unknown
-    s.set("timeout", clock.ms())
-    s.set("rlimit", rlimit)
-    return s.check(*[zterm(x) for x in extra])
+    limit_units(s, min(left, rlimit) if rlimit > 0 else left)
+    r = s.check(*[zterm(x) for x in extra])
+    if r == z3.unknown and past_deadline():
+        raise OutOfTime("a z3 check")
+    return r
 
 
 def add_all(s: z3.Solver, *xs: Any) -> None:

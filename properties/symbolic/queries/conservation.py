@@ -13,7 +13,7 @@ from ..state import SymState, model_value
 from ..terms import NOT, OR, Unsupported
 from ..witness import Disagreement, finish, replay
 from .common import (
-    TIME_LIMIT,
+    RLIMIT,
     Clock,
     OneStep,
     Result,
@@ -31,7 +31,7 @@ from .common import (
 
 
 @bounded
-def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
+def conservation(game: model.Game, limit: int = RLIMIT) -> Result:
     """Every action keeps every kind's count (and no count goes negative), from every
     well-formed state, including the round transition the action may trigger.
 
@@ -79,7 +79,7 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
             part = one.parts[n]
             if part.enabled is False:
                 continue
-            if lemmas.check(part.ctx.sites, clock.ms) is None:
+            if lemmas.check(part.ctx.sites, clock.units) is None:
                 # every effect keeps the zones sound: only the variables remain
                 broken = OR(NOT(enc.vars_ok(part.post)), part.ctx.failing("bound"))
                 s.push()
@@ -135,7 +135,7 @@ def conservation(game: model.Game, limit: float = TIME_LIMIT) -> Result:
     post, ends, _ = M.round_part(mid, rctx)
     r2 = new_solver(clock)
     add_all(r2, enc.wf(mid), NOT(mid.term), ends, *rctx.assume, rctx.defined("undefined"))
-    if lemmas.check(rctx.sites, clock.ms) is None:
+    if lemmas.check(rctx.sites, clock.units) is None:
         r = z3.unsat
     else:
         r = check_sat(r2, clock, OR(*count_violation(enc, post), rctx.failing("typing")))

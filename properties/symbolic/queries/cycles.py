@@ -21,8 +21,8 @@ from ..state import SymState, model_value
 from ..terms import AND, LE, LT, NOT, OR, OutOfTime, Unsupported, zterm
 from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
 from .common import (
+    RLIMIT,
     SEARCH_BUDGET,
-    TIME_LIMIT,
     Clock,
     OneStep,
     Result,
@@ -44,7 +44,7 @@ from .unroll import OneRound, Unroller, bmc, one_round
 
 # ---------------------------------------------------------------------- round bound
 @bounded
-def round_bound(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
+def round_bound(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
                 units: int | None = SEARCH_BUDGET) -> Result:
     """Each action inside a round makes the spec's round measure fall (staying >= 0), so a
     round ends within the measure's value at the deal plus one action."""
@@ -124,13 +124,12 @@ def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
     return Result("round_bound", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the state after action {again[0]} comes back "
                   f"after action {again[1]} within one round, so a round need not end",
-                  clock.elapsed(), bound=again[1])
+                  clock.elapsed(), bound=again[1], found_by="recorded", start=_start(data))
 
 
 def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
     enc = M.enc
     o = z3.Optimize()
-    o.set("timeout", clock.ms())
     ctx = Ctx("d")
     # a round start from any well-formed state (this covers the first deal too, whose
     # pre-deal state is well-formed)
@@ -142,7 +141,7 @@ def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
         if c is not True:
             o.add(zterm(c))
     h = o.maximize(zterm(value))
-    if o.check() != z3.sat:
+    if check_sat(o, clock) != z3.sat:
         return None
     v = h.value()
     return v.as_long() if z3.is_int_value(v) else None
@@ -178,7 +177,7 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str,
 
 # ---------------------------------------------------------------------- game cycles
 @bounded
-def game_cycle(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 60,
+def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
                slots: int | None = None, start_condition: str | None = None,
                units: int | None = SEARCH_BUDGET) -> Result:
     """A game that comes back to the same round start, so can be played forever.
@@ -254,13 +253,18 @@ def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Res
     return Result("game_cycle", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the round start after action {again[0]} "
                   f"comes back after action {again[1]}, so those rounds can repeat forever",
-                  clock.elapsed(), bound=again[1])
+                  clock.elapsed(), bound=again[1], found_by="recorded", start=_start(data))
 
 
-#: The shares of a game_cycle query's time for the search step by step from a deal, then
+def _start(replay: dict) -> str:
+    """Where a replay file starts: `deal` (the first deal) or `situation`."""
+    return "deal" if replay.get("situation") is None else "situation"
+
+
+#: The shares of a game_cycle query's budget for the search step by step from a deal, then
 #: (of what is left) for the rotated-round search; both also stop at their resource
 #: budget. The rest is not used: a row that does not find a cycle quickly is better
-#: reported bounded at once than after the whole limit.
+#: reported bounded at once than after the whole budget.
 LASSO_SHARE = 0.25
 ROTATED_SHARE = 0.4
 
@@ -345,7 +349,7 @@ def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:
 
 
 # ---------------------------------------------------------------------- game measure
-#: The share of game_cycle's time the invariants the game measure reads may take: where a
+#: The share of game_cycle's budget the invariants the game measure reads may take: where a
 #: spec declares a measure, its proof is worth more than a short search.
 MEASURE_SHARE = 0.75
 
@@ -365,7 +369,7 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     names: list[str] | None = related_invariants(game, game.ir.game_measure)
     if invariants_proved(game):
         names = None
-    elif not names or invariants(game, limit=max(clock.left() * MEASURE_SHARE, 1.0),
+    elif not names or invariants(game, limit=max(int(clock.left() * MEASURE_SHARE), 1),
                                  names=names).status != "proved":
         if not assume_invariants(game, clock):
             return None
@@ -408,7 +412,6 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
 
 def _max_at_deal(M: Machine, clock: Clock) -> int | None:
     o = z3.Optimize()
-    o.set("timeout", clock.ms())
     ctx = Ctx("gd")
     start = M.initial(ctx)
     value = M.game_measure(start, ctx)
@@ -416,7 +419,7 @@ def _max_at_deal(M: Machine, clock: Clock) -> int | None:
         if c is not True:
             o.add(zterm(c))
     h = o.maximize(zterm(value))
-    if o.check() != z3.sat:
+    if check_sat(o, clock) != z3.sat:
         return None
     v = h.value()
     return v.as_long() if z3.is_int_value(v) else None

@@ -28,7 +28,7 @@ from ..machine import Machine
 from ..state import SymState
 from ..terms import AND, NOT, Unsupported, conjuncts
 from .common import (
-    TIME_LIMIT,
+    RLIMIT,
     Clock,
     OneStep,
     Result,
@@ -47,11 +47,12 @@ _INDUCTIVE: dict[int, bool] = {}
 
 TYPE = "the type invariant"
 
-#: Milliseconds for each effect lemma asked here (see `_Goals.of`); each is proved once per
-#: game and player count (conservation, which runs first, usually has them all already).
-LEMMA_MS = 15_000
+#: z3 resource units for each effect lemma asked here (see `_Goals.of`); each is proved
+#: once per game and player count (conservation, which runs first, usually has them all
+#: already).
+LEMMA_UNITS = 60_000_000
 
-#: The share of the time left that the exact check of one goal may take when a localized
+#: The share of the units left that the exact check of one goal may take when a localized
 #: check can follow (`_Goals.localized`).
 GOAL_SHARE = 0.3
 
@@ -70,10 +71,10 @@ class _Goals:
         """(name, condition) for each goal on `st`; `sites`: the effects that led to it
         (None: not known, so the whole type invariant is asked)."""
         enc, M = self.enc, self.M
-        # a lemma z3 cannot prove within LEMMA_MS is not worth more here: the type
+        # a lemma z3 cannot prove within LEMMA_UNITS is not worth more here: the type
         # invariant itself is then asked, in parts
         covered = sites is not None and self.lemmas.check(
-            sites, lambda: min(self.clock.ms(), LEMMA_MS)) is None
+            sites, lambda: min(self.clock.units(), LEMMA_UNITS)) is None
         if covered:
             yield TYPE, enc.vars_ok(st)
         else:
@@ -92,7 +93,7 @@ class _Goals:
         hold, else the result, the goal's name for the first that fails or that z3 gives up
         on, and the model that breaks it (if it fails). Each goal is asked part by part
         (`conjuncts`). A goal z3 gives up on
-        (within `GOAL_SHARE` of the time left) is passed to `fallback`, which proves it
+        (within `GOAL_SHARE` of the units left) is passed to `fallback`, which proves it
         another way or not."""
         # `base` asserted, not assumed: z3 simplifies assertions before it searches, and
         # the step's formulas shrink most that way (a goal in 0.6 s, not 5)
@@ -132,7 +133,7 @@ class _Goals:
         kept = (name, lambda st, ctx: M.condition(cond.expr, st, ctx))
         a = self.game.ir.actions[part.alt.action]
         given = (parameter_facts(a), dict(zip([n for n, _ in a.params], part.args, strict=True)))
-        return self.lemmas.keeps(kept, part.ctx.sites, lambda: min(self.clock.ms(), LEMMA_MS),
+        return self.lemmas.keeps(kept, part.ctx.sites, lambda: min(self.clock.units(), LEMMA_UNITS),
                                  given)
 
     def kept_always(self, one: OneStep, part: Any, name: str) -> bool:
@@ -166,7 +167,7 @@ class _Goals:
 
 
 @bounded
-def invariants(game: model.Game, limit: float = TIME_LIMIT,
+def invariants(game: model.Game, limit: int = RLIMIT,
                names: Sequence[str] | None = None) -> Result:
     """The spec's invariants, with the type invariant and "no round-end condition holds",
     are inductive: true at every deal, and kept by every transition into a non-terminal
@@ -310,7 +311,7 @@ def assume_invariants(game: model.Game, clock: Clock) -> bool:
     """Whether the spec's invariants are proved inductive (proving them if not yet tried)."""
     M = machine(game)
     if id(M) not in _INDUCTIVE:
-        invariants(game, limit=max(clock.left() / 2, 1.0))
+        invariants(game, limit=max(clock.left() // 2, 1))
     return _INDUCTIVE.get(id(M), False)
 
 

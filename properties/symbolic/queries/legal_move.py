@@ -12,7 +12,7 @@ import model
 
 from ..terms import AND, NOT, OR, Unsupported
 from .common import (
-    TIME_LIMIT,
+    RLIMIT,
     Clock,
     OneStep,
     Result,
@@ -28,7 +28,7 @@ from .unroll import Unroller, bmc
 
 # ---------------------------------------------------------------------- legal moves
 @bounded
-def legal_move(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40) -> Result:
+def legal_move(game: model.Game, limit: int = RLIMIT, max_depth: int = 40) -> Result:
     """Every well-formed, non-terminal state within a round has a legal action.
 
     "No action is legal" must hold for every parameter value, so this query uses one

@@ -46,11 +46,10 @@ from ..execute import Exec
 from ..expressions import Ctx
 from ..machine import Machine, StepPart
 from ..state import Enc, SymList, SymState, model_value
-from ..terms import AND, EQ, ITE, LT, NOT, OR, OutOfTime, Unsupported, deadline, zterm
+from ..terms import AND, EQ, ITE, LT, NOT, OR, OutOfTime, Unsupported, zterm
 from ..witness import Disagreement, Trace, events_in_model, finish
 from .common import (
-    STOP_MARGIN,
-    TIME_LIMIT,
+    RLIMIT,
     Budget,
     Clock,
     add_all,
@@ -66,8 +65,7 @@ Renames = Mapping[str, Mapping[str, str]]
 
 #: z3 resource units (`rlimit`: its deterministic count of work) for the first, short
 #: search from the deal (depths 0-3), and for each try of the one-step proof, over all its
-#: goals. What they reach then depends on the formulas, not on the load of the machine
-#: (each also stops at a share of the clock, as a safety net). Measured on the 2-core
+#: goals, within the query's own budget. Measured on the 2-core
 #: machine (5-10 million units a second): the largest proof in spec/ (two readings alike
 #: only by an invariant, six players, 54 action instances) spends 13 million units, 3 s
 #: with building its formulas; the search from the deal there spends 50 million on depths
@@ -465,23 +463,21 @@ def versions_machines(old: model.Game, new: model.Game, renames: Renames | None 
     return Mo, Mn, corr
 
 
-def parting_search(old: model.Game, new: model.Game, limit: float = TIME_LIMIT,
+def parting_search(old: model.Game, new: model.Game, limit: int = RLIMIT,
                    max_depth: int = 40, renames: Renames | None = None,
                    round_rules_alike: bool | None = None,
                    progress: Callable[[str], None] | None = None) -> Product:
     """The shortest game from a deal after which the two versions behave differently, or a
-    proof that none exists, or the depth up to which none does. The limit covers building
-    the formulas too. `round_rules_alike`: the caller knows whether the round transition,
+    proof that none exists, or the depth up to which none does, within `limit` z3 resource
+    units. `round_rules_alike`: the caller knows whether the round transition,
     scores and winners are the same rules up to `renames` (by default: the same IR).
     `progress` hears of each depth searched."""
     t0 = time.perf_counter()
     try:
-        with deadline(limit * STOP_MARGIN):
-            return _parting(old, new, limit * STOP_MARGIN, max_depth, renames,
-                            round_rules_alike, progress)
+        return _parting(old, new, limit, max_depth, renames, round_rules_alike, progress)
     except OutOfTime as exc:
-        return Product("unknown", f"building the z3 formulas did not finish within the "
-                       f"{limit:g} s limit (reached {exc})", time.perf_counter() - t0)
+        return Product("unknown", f"ran out of time: stopped by the wall-clock safety net "
+                       f"(at {exc}) before the budget was used up", time.perf_counter() - t0)
 
 
 def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
@@ -504,7 +500,7 @@ def _parting(old: model.Game, new: model.Game, limit: float, max_depth: int,
         if found is not None:
             return found
         search = _Search(old, step, clock, progress)
-        found = search.run(min(max_depth, 3), clock.left() * 0.4, SHORT_SEARCH_UNITS)
+        found = search.run(min(max_depth, 3), int(clock.left() * 0.4), SHORT_SEARCH_UNITS)
         if found is None:
             found = _prove(old, step, clock, full=True)
         if found is None:
@@ -587,8 +583,8 @@ def _prove(old: model.Game, step: ProductStep, clock: Clock, full: bool) -> Prod
             pre.append(ctx.defined())
         s = new_solver(clock)
         add_all(s, *pre, *ctx.assume)
-        units, safety = Budget(PROOF_UNITS), Clock(clock.left() / 2)
-        if all(units.check(s, safety, goal) == z3.unsat for goal in _goals(step)):
+        units, half = Budget(PROOF_UNITS), Clock(clock.left() / 2)
+        if all(units.check(s, half, goal) == z3.unsat for goal in _goals(step)):
             using = f" {WITH_INVARIANTS}" if with_invariants else ""
             how = ("" if not alike else "; the round transition, scores and winners are the "
                    "same rules in both")
@@ -625,27 +621,24 @@ class _Search:
         self.progress = progress
         self.u = Unroller(old, clock)  # its `budget`: the units of the current run, if any
         self.k = 0
-        self.last = 0.0  # seconds the last step took to add (z3 cannot interrupt that)
 
-    def run(self, max_depth: int, budget: float, units: int | None = None) -> Product | None:
-        """Search depths up to max_depth for at most `budget` seconds (and `units` of z3's
-        work, if given): a parting game, or `bounded` when z3 or the clock gave out; None
-        when the depths asked were all searched or the seconds or units ran out first
-        (searched up to `self.k - 1`), so that the caller may go on: a short first search
-        that reached its depth has not ended the search."""
+    def run(self, max_depth: int, share: int, units: int | None = None) -> Product | None:
+        """Search depths up to max_depth within `share` of the clock's units (and `units`
+        of z3's work for its checks, if given): a parting game, or `bounded` when z3 or the
+        clock gave out; None when the depths asked were all searched or the share or units
+        ran out first (searched up to `self.k - 1`), so that the caller may go on: a short
+        first search that reached its depth has not ended the search."""
         u, step, clock = self.u, self.step, self.clock
         u.budget = None if units is None else Budget(units)
-        stop = time.perf_counter() + budget
+        stop = Clock(share)
         while self.k <= max_depth:
             k = self.k
             while u.depth < k:
-                if clock.left() <= self.last:
+                if clock.left() <= 0:
                     return _bounded(k, clock)
-                if time.perf_counter() + self.last > stop:
+                if stop.left() <= 0:
                     return None
-                t0 = time.perf_counter()
                 u.extend()
-                self.last = time.perf_counter() - t0
             pairs = step.pairs(u.states[k])
             checks = [("legal", lambda: step.legal),
                       ("action", lambda: z3.Or(*[f for _, f in step.action()])),
@@ -666,7 +659,7 @@ class _Search:
             if self.progress:
                 self.progress(f"z3: the first {self.k} action(s) of every game behave alike "
                               f"({clock.elapsed():.0f} s)")
-            if time.perf_counter() > stop:
+            if stop.left() <= 0:
                 break
         return None
 
@@ -674,7 +667,7 @@ class _Search:
 def _bounded(k: int, clock: Clock) -> Product:
     """Depths 0 .. k-1 searched: from every deal, the first k actions behave alike."""
     if k == 0:
-        return Product("unknown", "z3 could not search from the deal in the time given",
+        return Product("unknown", "z3 could not search from the deal within the budget",
                        clock.elapsed())
     return Product("bounded", f"from every deal the first {k} action(s) behave alike (z3; "
                    "unknown beyond)", clock.elapsed(), bound=k)
@@ -730,16 +723,14 @@ def _verdict(r: z3.CheckSatResult) -> str:
 
 
 def conditions_equivalent(old: model.Game, new: model.Game, old_expr: ir.Expr,
-                          new_expr: ir.Expr, limit: float = TIME_LIMIT,
+                          new_expr: ir.Expr, limit: int = RLIMIT,
                           renames: Renames | None = None, per_player: bool = False) -> str:
     """Whether two yes/no expressions (no free names; with `per_player`, numbers of the
     player `p`, as a score) agree in every well-formed state: 'equivalent', 'different', or
     'unknown' (or 'not_applicable' when the states do not match by name)."""
     clock = Clock(limit)
     try:
-        with deadline(limit):
-            return _conditions_equivalent(old, new, old_expr, new_expr, clock, renames,
-                                          per_player)
+        return _conditions_equivalent(old, new, old_expr, new_expr, clock, renames, per_player)
     except OutOfTime:
         return "unknown"
 
@@ -769,13 +760,12 @@ def _conditions_equivalent(old: model.Game, new: model.Game, old_expr: ir.Expr,
 
 
 def guards_equivalent(old: model.Game, new: model.Game, old_action: str, new_action: str,
-                      limit: float = TIME_LIMIT, renames: Renames | None = None) -> str:
+                      limit: int = RLIMIT, renames: Renames | None = None) -> str:
     """Whether an action is legal in exactly the same well-formed states, for the same actor
     and parameter values, in both versions (its guard and parameter domains)."""
     clock = Clock(limit)
     try:
-        with deadline(limit):
-            return _guards_equivalent(old, new, old_action, new_action, clock, renames)
+        return _guards_equivalent(old, new, old_action, new_action, clock, renames)
     except OutOfTime:
         return "unknown"
 

@@ -10,7 +10,7 @@ from model import ir
 
 from ..expressions import Ctx
 from ..terms import AND, Unsupported
-from .common import TIME_LIMIT, Clock, Result, bounded, machine
+from .common import RLIMIT, Clock, Result, bounded, machine
 from .unroll import Unroller, bmc
 
 
@@ -22,7 +22,7 @@ def parse_condition(game: model.Game, text: str) -> ir.Expr:
 
 
 @bounded
-def reach(game: model.Game, condition: str | ir.Expr, limit: float = TIME_LIMIT,
+def reach(game: model.Game, condition: str | ir.Expr, limit: int = RLIMIT,
           max_depth: int = 60) -> Result:
     """The shortest action sequence from a (symbolic) deal to a state where `condition`
     holds (evaluated without error)."""

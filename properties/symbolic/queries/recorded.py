@@ -1,6 +1,6 @@
 """A witness the spec records for an expected z3 failure (`expect: [{property: ...,
 witness: FILE}]`), replayed on the concrete model: exact, and far faster than finding it
-again within the time limit (one spec's three-player game cycle took z3 26 minutes to find).
+again within the budget (one spec's three-player game cycle took z3 26 minutes to find).
 
 A game cycle must come back to a round start it has been at, a round cycle to a state it
 has been at within the same round, and a supply must run short at a step: the z3
@@ -47,14 +47,16 @@ def recorded_witness(game: model.Game, prop: str) -> tuple[str, dict] | None:
 
 def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
     """Why the replay file the spec records for `prop` cannot be replayed at all (it is
-    not a file inside the spec's repository, not a valid replay file: the reader's error,
-    with file, line and column; or a step of it cannot be played), or None if it plays."""
+    in none of the folders a witness is looked for in, not a valid replay file: the
+    reader's error, with file, line and column; or a step of it cannot be played), or None
+    if it plays."""
     witness = _declared(g, prop)
     if witness is None:
         return None
     found = recorded_file(g, prop)
     if found is None:
-        return f"{witness} is not a file inside the spec's repository"
+        return (f"{witness} is not a file in "
+                + " nor in ".join(str(f) for f in witness_folders(g.file)))
     try:
         data = tr.read_replay(found[1])
     except model.SpecError as exc:
@@ -72,11 +74,28 @@ def recorded_problem(g: ir.GameIR, prop: str) -> str | None:
 
 def recorded_file(g: ir.GameIR, prop: str) -> tuple[str, Path] | None:
     """The replay file the spec records for the expected failure of `prop` at this player
-    count and choice of variants, if it is a file inside the spec's repository: (the path
-    as the spec writes it, the file), or None."""
+    count and choice of variants, if there is one in a folder a witness is looked for in
+    (`witness_folders`): (the path as the spec writes it, the file), or None."""
     witness = _declared(g, prop)
-    path = None if witness is None else _inside_repository(g.file, witness)
-    return None if path is None else (witness, path)
+    if witness is None:
+        return None
+    for folder in witness_folders(g.file):
+        path = _inside(folder, witness)
+        if path is not None:
+            return witness, path
+    return None
+
+
+def witness_folders(spec_file: str) -> list[Path]:
+    """Where a spec's recorded witnesses are looked for: the spec's own folder, then the
+    folder of the specs rulespec ships (model.schema.SPEC_DIR), so that a copy of a shipped
+    spec, an installed package and the `PATH@REV` side of a diff find them too. A file
+    found either way is taken only where it replays on the spec's rules and shows the
+    failure, so a file written for other rules is never taken for this spec's."""
+    from model.schema import SPEC_DIR
+
+    own, shipped = Path(spec_file).resolve().parent, SPEC_DIR.resolve()
+    return [own] if own == shipped else [own, shipped]
 
 
 def _declared(g: ir.GameIR, prop: str) -> str | None:
@@ -86,12 +105,11 @@ def _declared(g: ir.GameIR, prop: str) -> str | None:
     return e.witness if e is not None and e.result == "fail" and e.witness else None
 
 
-def _inside_repository(spec_file: str, witness: str) -> Path | None:
-    """`witness` (a path from the repository root, the folder above the spec's) if it is a
-    file there; a path leaving that folder is not followed (a spec is untrusted input)."""
-    root = Path(spec_file).resolve().parent.parent
-    path = (root / witness).resolve()
-    if Path(witness).is_absolute() or not path.is_relative_to(root) or not path.is_file():
+def _inside(folder: Path, witness: str) -> Path | None:
+    """`witness` (a path from `folder`) if it is a file there; a path leaving the folder
+    (through `..` or a link) is not followed: a spec is untrusted input."""
+    path = (folder / witness).resolve()
+    if Path(witness).is_absolute() or not path.is_relative_to(folder) or not path.is_file():
         return None
     return path
 

@@ -15,8 +15,8 @@ from ..state import model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
 from .agreement import z3_step
 from .common import (
+    RLIMIT,
     SEARCH_BUDGET,
-    TIME_LIMIT,
     Clock,
     OneStep,
     Result,
@@ -35,11 +35,11 @@ from .unroll import Found, Unroller, bmc
 
 # ---------------------------------------------------------------------- supply
 @bounded
-def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
+def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
            units: int | None = SEARCH_BUDGET) -> Result:
     """Can a shared zone be asked for more than it holds in a legal game? A replay file the
     spec records for this expected failure is tried first (`recorded.py`); the search from
-    a deal spends at most `units` of z3's resources (None: only the time limit)."""
+    a deal spends at most `units` of z3's resources (None: only the query's budget)."""
     clock = Clock(limit)
     recorded = _recorded_shortage(game, clock)
     if recorded is not None:
@@ -134,7 +134,7 @@ def supply(game: model.Game, limit: float = TIME_LIMIT, max_depth: int = 40,
                   clock.elapsed(), bound=k - 1)
 
 
-#: The share of the time left for showing that a round-transition site cannot run short
+#: The share of the units left for showing that a round-transition site cannot run short
 #: after any action, once the search for a witness (the rest) has found none.
 AFTER_SHARE = 0.25
 
@@ -185,7 +185,8 @@ def _recorded_shortage(game: model.Game, clock: Clock) -> Result | None:
             if sites:
                 return Result("supply", "witness", f"the recorded witness {path} replays on the "
                               f"concrete model: {_runs_short(sites)} at '{action}' after {n} "
-                              "action(s)", clock.elapsed(), bound=n)
+                              "action(s)", clock.elapsed(), bound=n, found_by="recorded",
+                              start="deal" if data.get("situation") is None else "situation")
     except model.RulespecError:  # a step that cannot be played: the file shows nothing
         return None
     return None
