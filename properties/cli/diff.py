@@ -118,7 +118,7 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     from ..compare.diff_report import as_json, html_page, markdown, terminal
     from ..compare.run import Options, compare
     from ..compare.versions import read_version
-    from .stats import ProgressBar, check_numbers, policies_of
+    from .stats import ProgressBar, check_numbers, policies_of, write_report
 
     try:
         check_numbers(precision, budget, jobs, stats_games, 1, seed)
@@ -158,6 +158,5 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     writers: list[tuple[Path | None, Any]] = [(md, markdown), (js, as_json), (page, html_page)]
     for target, render in writers:
         if target is not None:
-            target.write_text(render(report), encoding="utf-8")
-            click.echo(f"wrote {target}", err=True)
+            write_report(target, render(report))
     sys.exit(1 if report.plays_differently else 0)

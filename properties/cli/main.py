@@ -21,6 +21,7 @@ import yaml
 
 import model
 from model import RulespecError
+from model.safe_write import make_folder, write_text
 
 from ..concrete import trace as tr
 from .check import all_specs
@@ -294,7 +295,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
         if to_stdout:
             click.echo(text)
         else:
-            json_file.write_text(text + "\n", encoding="utf-8")
+            _write(lambda p: write_text(p, text + "\n"), json_file)
     sys.exit(code)
 
 
@@ -309,6 +310,8 @@ def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
     for i, r in enumerate(rows):
         if r.ok:
             continue
+        if not out:  # the folder is made for the first replay (refused if a link)
+            _write(make_folder, replays)
         config = Config(r.players, tuple(tuple(v.split("=", 1)) for v in r.variants.split(",")
                                          if v))
         name = replay_name(r.game, config, r.property)
@@ -348,16 +351,17 @@ def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
     d = trace.to_replay(note)
     return _write(lambda p: tr.write_replay(
         p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
-        actions=d["actions"], note=note, shuffles=d["shuffles"], situation=d.get("situation")),
-        path)
+        actions=d["actions"], note=note, shuffles=d["shuffles"], situation=d.get("situation"),
+        output_folder=False), path)
 
 
 def _write(write, path: Path) -> Path:
-    """Run a file write; a file system error is the user's to fix: one line, exit 2."""
+    """Run a file write; a file system error is the user's to fix: one line naming the
+    file, exit 2."""
     try:
         return write(path)
     except OSError as exc:
-        raise model.SpecError(model.Where(str(path)),
+        raise model.SpecError(model.Where(str(exc.filename or path)),
                               f"cannot write here: {exc.strerror or exc}") from None
 
 
@@ -561,17 +565,12 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
                    err=True)
     if out is not None:
         for f in faqs:
-            target = _write(lambda p, f=f: _written(p, markdown.render(f)),
+            target = _write(lambda p, f=f: write_text(p, markdown.render(f)),
                             out / f"{f.spec.stem}.md")
             click.echo(f"wrote {target}", err=True)
     if out is None and html_dir is None:
         for f in faqs:
             click.echo(markdown.render(f))
-
-
-def _written(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @main.command("show-code")

@@ -12,7 +12,8 @@ from typing import Any, TextIO
 
 import click
 
-from model import RulespecError
+from model import RulespecError, SpecError, Where
+from model.safe_write import write_text
 
 from ..compare import stats as st
 from ..compare.policies import POLICIES
@@ -151,14 +152,22 @@ def write_outputs(markdown: Path | None, json_path: Path | None, html: Path | No
     from ..compare.report import html_page
 
     if markdown is not None:
-        markdown.write_text(result.to_markdown(), encoding="utf-8")
-        click.echo(f"wrote {markdown}", err=True)
+        write_report(markdown, result.to_markdown())
     if json_path is not None:
-        json_path.write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
-        click.echo(f"wrote {json_path}", err=True)
+        write_report(json_path, json.dumps(result.to_json(), indent=1) + "\n")
     if html is not None:
-        html.write_text(html_page(title, result.to_html_fragment()), encoding="utf-8")
-        click.echo(f"wrote {html}", err=True)
+        write_report(html, html_page(title, result.to_html_fragment()))
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report file (never through a symbolic link) and say so; a file system error
+    is one line naming the file."""
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        raise SpecError(Where(str(exc.filename or path)),
+                        f"cannot write here: {exc.strerror or exc}") from None
+    click.echo(f"wrote {path}", err=True)
 
 
 @click.command(cls=OneLineErrors)

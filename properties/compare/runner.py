@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
-import os
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -24,6 +23,7 @@ import attrs
 
 import model
 from model.loader import RULEBOOKS
+from model.safe_write import make_folder, write_text
 from model.source import read_text
 
 from .policies import GameRecord, play_game
@@ -86,22 +86,18 @@ def _rulebooks_beside(path: Path) -> tuple[tuple[str, str], ...]:
 
 def _spec_file(text: str, rulebooks: tuple[tuple[str, str], ...] = ()) -> Path:
     """The spec text as a file of this machine (a worker elsewhere has no copy), in a folder
-    of its own with its rulebooks beside it."""
+    of its own with its rulebooks beside it. The folder is shared by every process of the
+    machine: a file found there with other text (or a link) is not used as it is."""
     digest = hashlib.sha256(repr((text, rulebooks)).encode()).hexdigest()[:24]
-    folder = Path(tempfile.gettempdir()) / "rulespec-specs" / digest
+    folder = make_folder(Path(tempfile.gettempdir()) / "rulespec-specs" / digest)
     path = folder / "spec.yaml"
-    if not path.exists():
+    if not _same_text(path, text) or path.is_symlink():
+        books = make_folder(folder / "rulebooks") if rulebooks else folder
         for name, book in rulebooks:
-            _write_atomically(folder / "rulebooks" / name, book)
-        _write_atomically(path, text)
+            if not _same_text(books / name, book):
+                write_text(books / name, book)
+        write_text(path, text)
     return path
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def game_seed(seed: int, index: int) -> int:

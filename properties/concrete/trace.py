@@ -21,6 +21,7 @@ import model
 from model import Game, Outcome, State
 from model.chance import ScriptedChance
 from model.errors import SpecError, Where
+from model.safe_write import make_folder, write_text
 from model.situation import member_names, read_document, show_value
 
 
@@ -132,7 +133,8 @@ def spec_reference(spec: str | Path) -> str:
 def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: dict[str, str],
                  actions: list[str] | tuple[str, ...], note: str = "",
                  shuffles: list[list[str]] | None = None, prop: str = "",
-                 situation: dict[str, Any] | None = None, unrecorded: bool = False) -> Path:
+                 situation: dict[str, Any] | None = None, unrecorded: bool = False,
+                 output_folder: bool = True) -> Path:
     """Write a replay file: the game, the deal (a seed, or the recorded shuffles), actions.
 
     `shuffles` lists every shuffle's outcome in the order the game asked for them (the
@@ -140,8 +142,11 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     instead of the seed. `prop` names the property the replay shows failing. A z3 witness
     may start from a `situation` (a state as `Game.state_from_dict` reads it) instead.
     The spec is named by `spec_reference`. An existing file with other contents is never
-    overwritten: the replay goes to `<name>-2.yaml` (or the next free number) instead.
-    Returns the path written.
+    overwritten: the replay goes to `<name>-2.yaml` (or the next free number) instead;
+    nothing is written through a symbolic link (`model.safe_write`), nor into a link in
+    place of the file's folder when that is an `output_folder` (one the command makes, as
+    `replays/`, rather than the folder of a file the user named). Returns the path
+    written; a file that cannot be written is a SpecError naming it.
     """
     data: dict[str, Any] = {"spec": spec_reference(spec), "players": players, "seed": seed,
                             "variants": dict(variants)}
@@ -159,9 +164,13 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None,
                           width=100)
     target = free_path(path, text)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return target
+    try:
+        if output_folder:
+            make_folder(target.parent)
+        return write_text(target, text)
+    except OSError as exc:
+        raise SpecError(Where(str(exc.filename or target)),
+                        f"cannot write here: {exc.strerror or exc}") from None
 
 
 def free_path(path: Path, text: str) -> Path:

@@ -1,0 +1,157 @@
+"""What the commands write and connect to, attacked: planted symbolic links, output paths
+that cannot be written, non-finite numbers, a git blob too large for a spec, a Dask
+scheduler that never answers, and a replay file naming a file that is not a spec. Each
+mistake is one error line and exit 2, said before any game is played, and no file
+outside the places named is written or quoted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from model.safe_write import LinkRefused, make_folder, write_text
+from properties.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+COIN = ROOT / "tests" / "specs" / "coin.yaml"
+#: A spec that fails a property in its first seeded game (check writes a replay).
+FAILING = ROOT / "tests" / "mutants" / "lama_play_keeps_card.yaml"
+FAILING_REPLAY = "lama_play_keeps_card-2p-round_ends-seed0.yaml"
+FAST_FAQ = ("--games", "0", "--examples", "0", "--statistics-games", "0", "--z3-timeout", "0")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # a traceback is a failure of the test
+    return result.exit_code, result.stdout, result.stderr
+
+
+def one_error(stderr: str) -> str:
+    lines = [ln for ln in stderr.splitlines() if ln.lower().startswith("error")]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+@pytest.fixture
+def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every long run of a command fails the test: a mistake must be said before."""
+    from properties.cli import bench, runner
+    from properties.compare import run as compare_run
+    from properties.compare import stats
+    from properties.faq import entries
+
+    def started(*args, **kwargs):
+        raise AssertionError("the work started before the mistake was said")
+
+    monkeypatch.setattr(runner, "run_jobs", started)
+    monkeypatch.setattr(bench, "run_bench", started)
+    monkeypatch.setattr(stats, "play_statistics", started)
+    monkeypatch.setattr(compare_run, "compare", started)
+    monkeypatch.setattr(entries, "build", started)
+
+
+def _plant(link: Path, target: Path) -> Path:
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+    return link
+
+
+# ------------------------------------------------------------------ 1. symbolic links
+@pytest.mark.parametrize("existing", [True, False], ids=["existing", "dangling"])
+def test_writing_refuses_a_planted_symbolic_link(tmp_path: Path, existing: bool) -> None:
+    outside = tmp_path / "outside.txt"
+    if existing:
+        outside.write_text("kept\n", encoding="utf-8")
+    link = _plant(tmp_path / "out" / "report.md", outside)
+    with pytest.raises(LinkRefused):
+        write_text(link, "new\n")
+    assert (outside.read_text(encoding="utf-8") == "kept\n") if existing else not outside.exists()
+    assert link.is_symlink()
+    assert sorted(p.name for p in link.parent.iterdir()) == ["report.md"]  # no temporary left
+    with pytest.raises(LinkRefused):
+        make_folder(_plant(tmp_path / "folder", tmp_path))
+
+
+def test_writing_replaces_a_file_whole_and_keeps_its_mode(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b.txt"
+    write_text(path, "one\n")
+    path.chmod(0o640)
+    write_text(path, "two\n")
+    assert path.read_text(encoding="utf-8") == "two\n"
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in path.parent.iterdir()) == ["b.txt"]
+
+
+@pytest.mark.parametrize("option,name", [("--out", "coin.md"), ("--html", "index.html"),
+                                         ("--partings", "coin.yaml")])
+@pytest.mark.parametrize("existing", [True, False], ids=["existing", "dangling"])
+def test_faq_writes_through_no_planted_link(tmp_path: Path, option: str, name: str,
+                                            existing: bool) -> None:
+    outside = tmp_path / "outside.txt"
+    if existing:
+        outside.write_text("kept\n", encoding="utf-8")
+    _plant(tmp_path / "dest" / name, outside)
+    code, _, err = run("faq", str(COIN), "-p", "2", option, str(tmp_path / "dest"), *FAST_FAQ)
+    assert code == 2 and "symbolic link" in one_error(err)
+    assert "kept" not in err
+    assert (outside.read_text(encoding="utf-8") == "kept\n") if existing else not outside.exists()
+
+
+def test_check_writes_no_replay_through_a_planted_link(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.yaml"
+    _plant(tmp_path / "replays" / FAILING_REPLAY, outside)
+    code, _, err = run("check", str(FAILING), "-p", "2", "--no-z3", "--profile", "none",
+                       "--games", "1", "--no-cache", "-j", "1",
+                       "--replays", str(tmp_path / "replays"))
+    assert code == 2 and "symbolic link" in one_error(err)
+    assert not outside.exists()
+
+
+def test_the_result_cache_writes_through_no_planted_link(tmp_path: Path) -> None:
+    from properties.cli.cache import Cache
+
+    folder = tmp_path / "cache"
+    outside = tmp_path / "outside"
+    _plant(folder / ".gitignore", outside / "ignore")
+    key = "ab" + "0" * 62
+    _plant(folder / key[:2], outside)
+    warnings: list[str] = []
+    Cache(folder, warnings.append).put(key, {"x": 1})
+    assert not outside.exists()
+    assert warnings and all("symbolic link" in w for w in warnings)
+
+
+# ------------------------------------------------------------------ 2. git blobs
+# ------------------------------------------------------------------ 3. the scheduler
+def _stats_process(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "properties.cli", "stats", str(COIN), "-p",
+                           "2", "--games", "10", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+    return done, time.monotonic() - t0
+
+
+# ------------------------------------------------------------------ 4. output paths
+# ------------------------------------------------------------------ 5. finite numbers
+# ------------------------------------------------------------------ 6. a replay's spec
+SECRET = "hunter2"
+
+
+def _replay_naming(tmp_path: Path, spec: str) -> Path:
+    path = tmp_path / "r.yaml"
+    path.write_text(yaml.safe_dump({"spec": spec, "players": 2, "seed": 0, "actions": []}),
+                    encoding="utf-8")
+    return path
+
+
+if os.name == "nt":  # pragma: no cover
+    pytestmark = pytest.mark.skip("symbolic links need privileges on Windows")
