@@ -16,6 +16,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from model.limits import MAX_FILE_BYTES
 from model.safe_write import LinkRefused, make_folder, write_text
 from properties.cli import main
 
@@ -131,6 +132,32 @@ def test_the_result_cache_writes_through_no_planted_link(tmp_path: Path) -> None
 
 
 # ------------------------------------------------------------------ 2. git blobs
+def test_diff_refuses_a_blob_larger_than_a_spec_before_reading_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from properties.compare import versions
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    big = repo / "big.yaml"
+    big.write_text("# padding\n" * (MAX_FILE_BYTES // 10 + 50_000), encoding="utf-8")
+    for args in (["init", "-q"], ["add", "big.yaml"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "big"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    read: list[int] = []
+    real_run = subprocess.run
+
+    def spy(*args, **kwargs):
+        done = real_run(*args, **kwargs)
+        read.append(len(done.stdout or b""))
+        return done
+
+    monkeypatch.setattr(versions.subprocess, "run", spy)
+    code, _, err = run("diff", f"{big}@HEAD", str(COIN), "-p", "2", "--no-z3")
+    assert code == 2
+    assert f"over the limit of {MAX_FILE_BYTES:,}" in one_error(err)
+    assert read and max(read) < 1000, "the blob was read"
+
+
 # ------------------------------------------------------------------ 3. the scheduler
 def _stats_process(*args: str, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
