@@ -7,6 +7,7 @@ outside the places named is written or quoted."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -165,6 +166,24 @@ def _stats_process(*args: str, timeout: float = 60) -> tuple[subprocess.Complete
                            "2", "--games", "10", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=timeout)
     return done, time.monotonic() - t0
+
+
+def test_a_scheduler_that_never_answers_is_one_error_within_its_timeout() -> None:
+    pytest.importorskip("distributed")
+    with socket.socket() as listener:  # loopback only: accepts, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        done, seconds = _stats_process("--scheduler", f"tcp://127.0.0.1:{port}")
+    assert done.returncode == 2, done.stderr
+    assert "no answer within 10 s" in one_error(done.stderr)
+    assert seconds < 40
+
+
+def test_a_malformed_scheduler_address_leaves_no_traceback_behind() -> None:
+    done, seconds = _stats_process("--scheduler", "127.0.0.1:notaport")
+    assert done.returncode == 2 and "--scheduler" in one_error(done.stderr)
+    assert seconds < 15
 
 
 # ------------------------------------------------------------------ 4. output paths
