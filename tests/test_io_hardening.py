@@ -6,6 +6,7 @@ outside the places named is written or quoted."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -108,6 +109,17 @@ def test_faq_writes_through_no_planted_link(tmp_path: Path, option: str, name: s
     assert (outside.read_text(encoding="utf-8") == "kept\n") if existing else not outside.exists()
 
 
+@pytest.mark.parametrize("option", ["--out", "--html", "--partings"])
+def test_faq_refuses_an_output_folder_that_is_a_link(tmp_path: Path, option: str,
+                                                     no_work: None) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = _plant(tmp_path / "dest", elsewhere)
+    code, _, err = run("faq", str(COIN), "-p", "2", option, str(link), *FAST_FAQ)
+    assert code == 2 and "symbolic link" in one_error(err)
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_check_writes_no_replay_through_a_planted_link(tmp_path: Path) -> None:
     outside = tmp_path / "outside.yaml"
     _plant(tmp_path / "replays" / FAILING_REPLAY, outside)
@@ -116,6 +128,14 @@ def test_check_writes_no_replay_through_a_planted_link(tmp_path: Path) -> None:
                        "--replays", str(tmp_path / "replays"))
     assert code == 2 and "symbolic link" in one_error(err)
     assert not outside.exists()
+
+
+def test_check_refuses_a_replays_folder_that_is_a_link(tmp_path: Path, no_work: None) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = _plant(tmp_path / "replays", elsewhere)
+    code, _, err = run("check", str(COIN), "-p", "2", "--no-z3", "--replays", str(link))
+    assert code == 2 and "symbolic link" in one_error(err)
 
 
 def test_the_result_cache_writes_through_no_planted_link(tmp_path: Path) -> None:
@@ -180,6 +200,15 @@ def test_a_scheduler_that_never_answers_is_one_error_within_its_timeout() -> Non
     assert seconds < 40
 
 
+@pytest.mark.parametrize("address", ["foo://bar", "127.0.0.1:notaport", "localhost",
+                                     "tcp://127.0.0.1:99999", "tcp://"])
+def test_a_malformed_scheduler_address_is_one_error_at_once(address: str, no_work: None) -> None:
+    code, _, err = run("stats", str(COIN), "-p", "2", "--scheduler", address)
+    assert code == 2 and "--scheduler" in one_error(err)
+    code, _, err = run("diff", str(COIN), str(COIN), "--scheduler", address)
+    assert code == 2 and "--scheduler" in one_error(err)
+
+
 def test_a_malformed_scheduler_address_leaves_no_traceback_behind() -> None:
     done, seconds = _stats_process("--scheduler", "127.0.0.1:notaport")
     assert done.returncode == 2 and "--scheduler" in one_error(done.stderr)
@@ -187,7 +216,49 @@ def test_a_malformed_scheduler_address_leaves_no_traceback_behind() -> None:
 
 
 # ------------------------------------------------------------------ 4. output paths
+@pytest.mark.parametrize("args,said", [
+    (("stats", str(COIN), "--html", "{tmp}/missing/s.html"), "no folder"),
+    (("stats", str(COIN), "--markdown", "{tmp}/missing/s.md"), "no folder"),
+    (("stats", str(COIN), "--json", "{tmp}"), "is a directory"),
+    (("diff", str(COIN), str(COIN), "--html", "{tmp}"), "is a directory"),
+    (("diff", str(COIN), str(COIN), "--json", "{tmp}/missing/r.json"), "no folder"),
+    (("diff", str(COIN), str(COIN), "--replays", "{tmp}/file"), "is a file"),
+    (("check", str(COIN), "--no-z3", "--json", "{tmp}/missing/rows.json"), "no folder"),
+    (("check", str(COIN), "--no-z3", "--json", "{tmp}"), "is a directory"),
+    (("check", str(COIN), "--no-z3", "--replays", "{tmp}/file/replays"), "cannot write here"),
+    (("faq", str(COIN), "--out", "{tmp}/file"), "is a file"),
+])
+def test_output_paths_are_checked_before_any_game(tmp_path: Path, args: tuple[str, ...],
+                                                  said: str, no_work: None) -> None:
+    (tmp_path / "file").write_text("kept\n", encoding="utf-8")
+    code, _, err = run(*(a.replace("{tmp}", str(tmp_path)) for a in args))
+    assert code == 2 and said in one_error(err)
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "kept\n"
+
+
+def test_check_json_to_stdout_is_still_allowed(tmp_path: Path) -> None:
+    code, out, _ = run("check", str(COIN), "-p", "2", "--no-z3", "--profile", "none",
+                       "--games", "2", "--no-cache", "-j", "1", "--json", "-")
+    assert code == 0 and json.loads(out)["rows"]
+
+
 # ------------------------------------------------------------------ 5. finite numbers
+@pytest.mark.parametrize("args", [
+    ("bench", str(COIN), "-p", "2", "--seconds", "nan"),
+    ("bench", str(COIN), "-p", "2", "--seconds", "inf"),
+    ("check", str(COIN), "--z3-timeout", "nan"),
+    ("faq", str(COIN), "--z3-timeout", "nan"),
+    ("stats", str(COIN), "--budget", "inf"),
+    ("stats", str(COIN), "--precision", "nan"),
+    ("diff", str(COIN), str(COIN), "--budget", "inf"),
+    ("diff", str(COIN), str(COIN), "--z3-timeout", "nan"),
+    ("diff", str(COIN), str(COIN), "--z3-timeout", "inf"),
+])
+def test_numbers_must_be_finite(args: tuple[str, ...], no_work: None) -> None:
+    code, _, err = run(*args)
+    assert code == 2 and "not a finite number" in one_error(err)
+
+
 # ------------------------------------------------------------------ 6. a replay's spec
 SECRET = "hunter2"
 

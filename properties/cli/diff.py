@@ -17,6 +17,7 @@ import click
 from model import SpecError
 
 from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
+from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite
 
 
 class _OneLine(click.Command):
@@ -55,7 +56,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 @click.option("--z3/--no-z3", "use_z3", default=True, show_default=True,
               help="Search and prove with z3 (the rules' equivalences, the parting game, the "
                    "z3 property rows); --no-z3 is the concrete-only fast path.")
-@click.option("--z3-timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+@click.option("--z3-timeout", type=Finite(min=1), default=60.0, show_default=True,
               help="Seconds of z3 per player count for the parting search.")
 @click.option("--games", type=click.IntRange(min=0), default=200, show_default=True,
               help="Random games per player count played in lock-step on both versions.")
@@ -74,7 +75,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               show_default="the number of CPUs",
               help="Local worker processes for the property table and the statistics' games; "
                    "the numbers do not depend on it.")
-@click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
+@click.option("--replays", type=OUTPUT_FOLDER, default=Path("replays"),
               show_default=True, help="Where the parting games and new failures are written.")
 @click.option("--statistics/--no-statistics", "statistics", default=True, show_default=True,
               help="Also play both versions on the same seeds and compare their statistics "
@@ -82,22 +83,22 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 @click.option("--policy", default="both", show_default=True, metavar="random|greedy|both",
               help="The statistics' policy: random (uniform among legal actions), greedy (the "
                    "action after which the actor's own score is best), or both.")
-@click.option("--precision", type=float, default=100 * DEFAULT_PRECISION, show_default=True,
+@click.option("--precision", type=Finite(), default=100 * DEFAULT_PRECISION, show_default=True,
               help="Play until every win share's 95% interval is within ± this many "
                    "percentage points, in both versions...")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=Finite(), default=DEFAULT_BUDGET, show_default=True,
               help="...or until this many seconds of play have passed (the report says which).")
 @click.option("--stats-games", type=int, default=None,
               help="Exactly this many games per player count and policy instead (no "
                    "sequential stopping).")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
+@click.option("--scheduler", type=SCHEDULER, default=None, metavar="ADDRESS",
               help="Play the statistics' games on a Dask distributed cluster "
                    "(pip install 'rulespec[cluster]').")
-@click.option("--markdown", "md", type=click.Path(path_type=Path), default=None,
+@click.option("--markdown", "md", type=OUTPUT_FILE, default=None,
               help="Also write the report as Markdown (a pull-request comment).")
-@click.option("--json", "js", type=click.Path(path_type=Path), default=None,
+@click.option("--json", "js", type=OUTPUT_FILE, default=None,
               help="Also write the report as JSON.")
-@click.option("--html", "page", type=click.Path(path_type=Path), default=None,
+@click.option("--html", "page", type=OUTPUT_FILE, default=None,
               help="Also write the report as one self-contained HTML page.")
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
          new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_timeout: float,
@@ -134,9 +135,6 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     for n in player_counts(old_version, new_version, players):
         old_version.ir(n)
         new_version.ir(n)
-    for target in (md, js, page):
-        if target is not None and target.parent and not target.parent.exists():
-            raise SpecError(None, f"{target}: no folder {str(target.parent)!r} to write into")
     options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_timeout,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
                       properties=properties, check_games=check_games,

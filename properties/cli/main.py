@@ -26,6 +26,7 @@ from model.safe_write import make_folder, write_text
 from ..concrete import trace as tr
 from .check import all_specs
 from .diff import diff as diff_command
+from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite
 from .rows import Row
 from .stats import stats as stats_command
 
@@ -54,8 +55,8 @@ unchecked_option = click.option(
     help="Load a situation even if the rules cannot reach it (a spec invariant fails, a round "
          "is over between turns): to explore an impossible state on purpose.")
 
-#: Seconds and other times: more than zero.
-SECONDS = click.FloatRange(min=0, min_open=True)
+#: Seconds and other times: more than zero (and finite).
+SECONDS = Finite(min=0, min_open=True)
 #: Counts of games, examples, steps and actions: at least one.
 COUNT = click.IntRange(min=1)
 
@@ -174,8 +175,7 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
 @click.option("--players", "-p", "player_counts", type=COUNT, multiple=True,
               help="Only these player counts (repeatable); default: every supported count.")
-@click.option("--replays", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("replays"), show_default=True,
+@click.option("--replays", type=OUTPUT_FOLDER, default=Path("replays"), show_default=True,
               help="Where to write a replay file for each failure (an existing file of the "
                    "same name is kept: the new one is numbered).")
 @click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
@@ -202,8 +202,8 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
                    "result and stores none.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Print every row and the whole coverage report, not only the summary.")
-@click.option("--json", "json_file", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Also write every row as JSON to this file ('-': stdout).")
+@click.option("--json", "json_file", type=OUTPUT_FILE_OR_DASH, default=None,
+              help="Also write every row as JSON to this file ('-': stdout).")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
@@ -391,7 +391,7 @@ def _unreachable(trace: Trace) -> bool:
               help="Seconds z3 may search.")
 @click.option("--max-actions", type=COUNT, default=60, show_default=True,
               help="Longest action sequence to consider.")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", type=OUTPUT_FILE, default=None,
               help="Write the witness as a replay file (for rulespec replay); an existing "
                    "file of that name is kept and the witness numbered.")
 @variant_option
@@ -511,16 +511,16 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
 @click.argument("specs", nargs=-1)
 @click.option("--players", "-p", type=COUNT, default=None,
               help="Player count of the examples (default: 4, or the nearest allowed).")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=OUTPUT_FOLDER, default=None,
               help="Write <game>.md files into this folder instead of printing.")
-@click.option("--html", "html_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--html", "html_dir", type=OUTPUT_FOLDER, default=None,
               help="Write the FAQ as a static site into this folder: index.html, a page per "
                    "game and an annotated page per rulebook.")
-@click.option("--partings", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--partings", type=OUTPUT_FOLDER, default=None,
               help="Keep each reading's parting game here (docs/faq/partings for the published "
                    "FAQ): results stored for the same rules are reused, their games replayed; "
                    "the rest are searched and stored.")
-@click.option("--z3-timeout", type=click.FloatRange(0, 3600), default=20.0, show_default=True,
+@click.option("--z3-timeout", type=Finite(0, 3600), default=20.0, show_default=True,
               help="Seconds z3 may search both readings for a parting game, per player count "
                    "(0: no z3).")
 @click.option("--games", type=click.IntRange(0, 100_000), default=200, show_default=True,
@@ -546,12 +546,9 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
     from ..faq.partings import Search
 
     paths = list(specs) or [str(p) for p in all_specs()]
-    for folder in (out, html_dir, partings):  # a place we cannot write is said at once
-        if folder is None:
-            continue
-        _write(lambda p: p.mkdir(parents=True, exist_ok=True), folder)
-        if not os.access(folder, os.W_OK):
-            raise model.SpecError(model.Where(str(folder)), "cannot write here: permission denied")
+    for folder in (out, html_dir, partings):  # made at once (the option type checked them)
+        if folder is not None:
+            _write(make_folder, folder)
     how = Search(z3_limit=z3_timeout, games=games, examples=examples,
                  statistics_games=statistics_games)
     faqs = []
