@@ -270,5 +270,35 @@ def _replay_naming(tmp_path: Path, spec: str) -> Path:
     return path
 
 
+@pytest.mark.parametrize("name,text", [
+    ("notes.txt", f"password: {SECRET}\n"),
+    ("secret", f"root:{SECRET}:0:0\n"),
+    ("config.yaml", f"password: {SECRET}\ntoken: [{SECRET}]\n"),
+    ("broken.yml", f"{SECRET}: [unclosed\n"),
+])
+def test_a_replay_naming_a_file_that_is_not_a_spec_quotes_none_of_it(
+        tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    replay = _replay_naming(tmp_path, str(tmp_path / name))
+    code, out, err = run("replay", str(replay))
+    assert code == 2
+    line = one_error(err)
+    assert "not a spec" in line and str(replay) in line
+    assert SECRET not in out + err
+
+
+def test_a_replay_naming_a_real_spec_still_replays(tmp_path: Path) -> None:
+    code, out, err = run("replay", str(_replay_naming(tmp_path, str(COIN))), "-q")
+    assert code == 0, err
+    assert "winners" in out
+
+
+def test_a_replay_spec_named_on_the_command_line_is_the_users_to_read(tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text("title: 3\n", encoding="utf-8")
+    replay = _replay_naming(tmp_path, str(COIN))
+    code, _, err = run("replay", str(replay), "--spec", str(tmp_path / "mine.yaml"))
+    assert code == 2 and "mine.yaml" in one_error(err)
+
+
 if os.name == "nt":  # pragma: no cover
     pytestmark = pytest.mark.skip("symbolic links need privileges on Windows")

@@ -473,6 +473,8 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
     if spec is not None:
         data["spec"] = spec
     version = read_version(str(data["spec"]))
+    if spec is None:  # the file's spec, not one the user named: its errors are not shown
+        tr.check_replay_spec(data, version.path)
     if spec is not None:
         known = {a.id for a in version.ir(int(data["players"])).ambiguities}
         chosen = {k: v for k, v in chosen.items() if k in known}

@@ -21,6 +21,7 @@ import model
 from model import Game, Outcome, State
 from model.chance import ScriptedChance
 from model.errors import SpecError, Where
+from model.limits import short
 from model.safe_write import make_folder, write_text
 from model.situation import member_names, read_document, show_value
 
@@ -226,6 +227,9 @@ def read_replay(path: Path) -> dict[str, Any]:
                        "shuffles" + (f"; missing: {', '.join(missing)}" if missing else ""))
     if not isinstance(data["spec"], str) or not data["spec"]:
         raise fail(("spec",), f"spec is {REPLAY_KEYS['spec']}")
+    if not _names_a_spec(data["spec"]):  # a file that is not a spec is never read
+        raise fail(("spec",), f"spec names {short(data['spec'])}, which is not a spec: "
+                              f"{REPLAY_KEYS['spec']} (.yaml or .yml), or PATH@REV")
     for key in ("players", "seed"):
         if key in data and (not isinstance(data[key], int) or isinstance(data[key], bool)
                             or not -2**63 < data[key] < 2**63):
@@ -258,6 +262,34 @@ def read_replay(path: Path) -> dict[str, Any]:
     data["_file"] = str(path)
     data["_doc"] = doc
     return data
+
+
+def _names_a_spec(spec: str) -> bool:
+    """Whether a replay's `spec` has the form of a spec: a .yaml or .yml path (or PATH@REV
+    of one), or a game id of spec/ (or GAME@REV)."""
+    from model.schema import SPEC_DIR
+
+    path = spec.rpartition("@")[0] if "@" in spec and not Path(spec).exists() else spec
+    if Path(path).suffix in (".yaml", ".yml"):
+        return True
+    return (bool(path) and Path(path).name == path and path not in (".", "..")
+            and (SPEC_DIR / f"{path}.yaml").is_file())
+
+
+def check_replay_spec(data: dict[str, Any], spec_file: str | Path) -> None:
+    """Refuse a replay whose spec (read from `spec_file`) does not load as a spec, without
+    a word of what the file holds: a replay may name any file, and only a spec the user
+    asked for has its errors shown (`rulespec check SPEC` shows them)."""
+    from model.loader import any_player_count
+
+    try:
+        model.load_ir(spec_file, players=any_player_count(spec_file))
+    except SpecError:
+        doc = data.get("_doc")
+        where = doc.where(("spec",)) if doc is not None else Where(str(data.get("_file")))
+        raise SpecError(where, f"spec names {short(str(data['spec']))}, which is not a spec: "
+                               f"it does not load as one (rulespec check {data['spec']} says "
+                               "why)") from None
 
 
 def _spec_of_replay(spec: str, replay_file: Path) -> str:
