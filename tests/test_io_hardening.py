@@ -209,6 +209,14 @@ def test_a_malformed_scheduler_address_is_one_error_at_once(address: str, no_wor
     assert code == 2 and "--scheduler" in one_error(err)
 
 
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "scheduler:8786",
+                                     "tls://[::1]:8786", "inproc://192.0.2.2/16183/1"])
+def test_a_well_formed_scheduler_address_is_taken(address: str) -> None:
+    from properties.compare.runner import scheduler_problem
+
+    assert scheduler_problem(address) is None
+
+
 def test_a_malformed_scheduler_address_leaves_no_traceback_behind() -> None:
     done, seconds = _stats_process("--scheduler", "127.0.0.1:notaport")
     assert done.returncode == 2 and "--scheduler" in one_error(done.stderr)

@@ -177,9 +177,16 @@ _ADDRESS = re.compile(r"(?:(?P<protocol>[a-z][a-z0-9+.-]*)://)?"
                       r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})")
 
 
+#: The address of a scheduler of this process (a LocalCluster without processes).
+_IN_PROCESS = re.compile(r"inproc://[0-9A-Za-z_.:-]+/[0-9]+/[0-9]+")
+
+
 def scheduler_problem(address: str) -> str | None:
     """Why `address` is not a Dask scheduler address ([tcp|tls|ws|wss://]HOST:PORT, the
-    port from 1 to 65535), or None; nothing is connected to."""
+    port from 1 to 65535, or the inproc:// address of a scheduler in this process), or
+    None; nothing is connected to."""
+    if _IN_PROCESS.fullmatch(address):
+        return None
     m = _ADDRESS.fullmatch(address)
     if m is None:
         return "write a scheduler address as [tcp://]HOST:PORT, e.g. tcp://127.0.0.1:8786"
@@ -218,7 +225,8 @@ class DaskRunner:
             if problem is not None:
                 raise model.SpecError(None, f"--scheduler {address!r}: {problem}")
             try:  # a scheduler that does not answer is said before a client waits on it
-                _answers(address, timeout)
+                if not _IN_PROCESS.fullmatch(address):  # (one in this process answers)
+                    _answers(address, timeout)
             except (OSError, TimeoutError, ValueError) as exc:
                 why = str(exc) or "no answer"
                 if isinstance(exc, TimeoutError):
