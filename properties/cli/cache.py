@@ -37,7 +37,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ import attrs
 
 from model import ir
 from model.fold import fold
+from model.safe_write import make_folder, write_text
 
 #: The layout of an entry; a change to it makes every older entry a miss.
 FORMAT = 1
@@ -277,26 +277,19 @@ class Cache:
                  "result": result}
         try:
             _make_folder(self.folder)
-            path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    json.dump(entry, f, separators=(",", ":"))
-                os.replace(tmp, path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            make_folder(path.parent)
+            write_text(path, json.dumps(entry, separators=(",", ":")))
         except OSError as exc:
             self.warn(f"warning: cannot write the cache file {path}: {exc}")
 
 
 def _make_folder(folder: Path) -> None:
-    """The cache folder, with a .gitignore that keeps all of it out of git wherever it is."""
-    if not folder.is_dir():
-        folder.mkdir(parents=True, exist_ok=True)
+    """The cache folder, with a .gitignore that keeps all of it out of git wherever it is
+    (neither is made or written through a symbolic link)."""
+    make_folder(folder)
     ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# rulespec check's result cache\n*\n", encoding="utf-8")
+    if not ignore.exists() or ignore.is_symlink():
+        write_text(ignore, "# rulespec check's result cache\n*\n")
 
 
 #: Text that may name a clause's place: "spec line 402", "play@212", "rules.en#L17", "f:3:5".

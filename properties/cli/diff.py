@@ -18,6 +18,7 @@ from model import SpecError
 
 from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
 from .options import z3_budget_option
+from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite
 
 
 class _OneLine(click.Command):
@@ -75,7 +76,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               show_default="the number of CPUs",
               help="Local worker processes for the property table and the statistics' games; "
                    "the numbers do not depend on it.")
-@click.option("--replays", type=click.Path(path_type=Path), default=Path("replays"),
+@click.option("--replays", type=OUTPUT_FOLDER, default=Path("replays"),
               show_default=True, help="Where the parting games and new failures are written.")
 @click.option("--statistics/--no-statistics", "statistics", default=True, show_default=True,
               help="Also play both versions on the same seeds and compare their statistics "
@@ -83,22 +84,22 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
 @click.option("--policy", default="both", show_default=True, metavar="random|greedy|both",
               help="The statistics' policy: random (uniform among legal actions), greedy (the "
                    "action after which the actor's own score is best), or both.")
-@click.option("--precision", type=float, default=100 * DEFAULT_PRECISION, show_default=True,
+@click.option("--precision", type=Finite(), default=100 * DEFAULT_PRECISION, show_default=True,
               help="Play until every win share's 95% interval is within ± this many "
                    "percentage points, in both versions...")
-@click.option("--budget", type=float, default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=Finite(), default=DEFAULT_BUDGET, show_default=True,
               help="...or until this many seconds of play have passed (the report says which).")
 @click.option("--stats-games", type=int, default=None,
               help="Exactly this many games per player count and policy instead (no "
                    "sequential stopping).")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
+@click.option("--scheduler", type=SCHEDULER, default=None, metavar="ADDRESS",
               help="Play the statistics' games on a Dask distributed cluster "
                    "(pip install 'rulespec[cluster]').")
-@click.option("--markdown", "md", type=click.Path(path_type=Path), default=None,
+@click.option("--markdown", "md", type=OUTPUT_FILE, default=None,
               help="Also write the report as Markdown (a pull-request comment).")
-@click.option("--json", "js", type=click.Path(path_type=Path), default=None,
+@click.option("--json", "js", type=OUTPUT_FILE, default=None,
               help="Also write the report as JSON.")
-@click.option("--html", "page", type=click.Path(path_type=Path), default=None,
+@click.option("--html", "page", type=OUTPUT_FILE, default=None,
               help="Also write the report as one self-contained HTML page.")
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
          new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_budget: int,
@@ -119,7 +120,7 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     from ..compare.diff_report import as_json, html_page, markdown, terminal
     from ..compare.run import Options, compare
     from ..compare.versions import read_version
-    from .stats import ProgressBar, check_numbers, policies_of
+    from .stats import ProgressBar, check_numbers, policies_of, write_report
 
     try:
         check_numbers(precision, budget, jobs, stats_games, 1, seed)
@@ -135,9 +136,6 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     for n in player_counts(old_version, new_version, players):
         old_version.ir(n)
         new_version.ir(n)
-    for target in (md, js, page):
-        if target is not None and target.parent and not target.parent.exists():
-            raise SpecError(None, f"{target}: no folder {str(target.parent)!r} to write into")
     options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_budget,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
                       properties=properties, check_games=check_games,
@@ -159,6 +157,5 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
     writers: list[tuple[Path | None, Any]] = [(md, markdown), (js, as_json), (page, html_page)]
     for target, render in writers:
         if target is not None:
-            target.write_text(render(report), encoding="utf-8")
-            click.echo(f"wrote {target}", err=True)
+            write_report(target, render(report))
     sys.exit(1 if report.plays_differently else 0)

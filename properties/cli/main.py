@@ -21,11 +21,13 @@ import yaml
 
 import model
 from model import RulespecError
+from model.safe_write import make_folder, write_text
 
 from ..concrete import trace as tr
 from .check import all_specs
 from .diff import diff as diff_command
 from .options import z3_budget_option
+from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite
 from .rows import Row
 from .stats import stats as stats_command
 
@@ -54,8 +56,8 @@ unchecked_option = click.option(
     help="Load a situation even if the rules cannot reach it (a spec invariant fails, a round "
          "is over between turns): to explore an impossible state on purpose.")
 
-#: Seconds and other times: more than zero.
-SECONDS = click.FloatRange(min=0, min_open=True)
+#: Seconds and other times: more than zero (and finite).
+SECONDS = Finite(min=0, min_open=True)
 #: Counts of games, examples, steps and actions: at least one.
 COUNT = click.IntRange(min=1)
 
@@ -174,8 +176,7 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
 @click.option("--players", "-p", "player_counts", type=COUNT, multiple=True,
               help="Only these player counts (repeatable); default: every supported count.")
-@click.option("--replays", type=click.Path(path_type=Path, file_okay=False),
-              default=Path("replays"), show_default=True,
+@click.option("--replays", type=OUTPUT_FOLDER, default=Path("replays"), show_default=True,
               help="Where to write a replay file for each failure (an existing file of the "
                    "same name is kept: the new one is numbered).")
 @click.option("--profile", type=click.Choice(["ci", "thorough", "none"]), default="ci",
@@ -205,8 +206,8 @@ def legal(game: str, players: int, state_file: Path, unchecked: bool,
                    "result and stores none.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Print every row and the whole coverage report, not only the summary.")
-@click.option("--json", "json_file", type=click.Path(path_type=Path, dir_okay=False),
-              default=None, help="Also write every row as JSON to this file ('-': stdout).")
+@click.option("--json", "json_file", type=OUTPUT_FILE_OR_DASH, default=None,
+              help="Also write every row as JSON to this file ('-': stdout).")
 @variant_option
 def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[int, ...],
           replays: Path, profile: str, examples: int | None, steps: int | None,
@@ -330,7 +331,7 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
         if to_stdout:
             click.echo(text)
         else:
-            json_file.write_text(text + "\n", encoding="utf-8")
+            _write(lambda p: write_text(p, text + "\n"), json_file)
     sys.exit(code)
 
 
@@ -345,6 +346,8 @@ def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
     for i, r in enumerate(rows):
         if r.ok:
             continue
+        if not out:  # the folder is made for the first replay (refused if a link)
+            _write(make_folder, replays)
         config = Config(r.players, tuple(tuple(v.split("=", 1)) for v in r.variants.split(",")
                                          if v))
         name = replay_name(r.game, config, r.property)
@@ -384,16 +387,17 @@ def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
     d = trace.to_replay(note)
     return _write(lambda p: tr.write_replay(
         p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
-        actions=d["actions"], note=note, shuffles=d["shuffles"], situation=d.get("situation")),
-        path)
+        actions=d["actions"], note=note, shuffles=d["shuffles"], situation=d.get("situation"),
+        output_folder=False), path)
 
 
 def _write(write, path: Path) -> Path:
-    """Run a file write; a file system error is the user's to fix: one line, exit 2."""
+    """Run a file write; a file system error is the user's to fix: one line naming the
+    file, exit 2."""
     try:
         return write(path)
     except OSError as exc:
-        raise model.SpecError(model.Where(str(path)),
+        raise model.SpecError(model.Where(str(exc.filename or path)),
                               f"cannot write here: {exc.strerror or exc}") from None
 
 
@@ -422,7 +426,7 @@ def _unreachable(trace: Trace) -> bool:
 @z3_budget_option(150, "z3 may spend on the search", "--budget")
 @click.option("--max-actions", type=COUNT, default=60, show_default=True,
               help="Longest action sequence to consider.")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", type=OUTPUT_FILE, default=None,
               help="Write the witness as a replay file (for rulespec replay); an existing "
                    "file of that name is kept and the witness numbered.")
 @variant_option
@@ -504,6 +508,8 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
     if spec is not None:
         data["spec"] = spec
     version = read_version(str(data["spec"]))
+    if spec is None:  # the file's spec, not one the user named: its errors are not shown
+        tr.check_replay_spec(data, version.path)
     if spec is not None:
         known = {a.id for a in version.ir(int(data["players"])).ambiguities}
         chosen = {k: v for k, v in chosen.items() if k in known}
@@ -542,12 +548,12 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
 @click.argument("specs", nargs=-1)
 @click.option("--players", "-p", type=COUNT, default=None,
               help="Player count of the examples (default: 4, or the nearest allowed).")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--out", type=OUTPUT_FOLDER, default=None,
               help="Write <game>.md files into this folder instead of printing.")
-@click.option("--html", "html_dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--html", "html_dir", type=OUTPUT_FOLDER, default=None,
               help="Write the FAQ as a static site into this folder: index.html, a page per "
                    "game and an annotated page per rulebook.")
-@click.option("--partings", type=click.Path(path_type=Path, file_okay=False), default=None,
+@click.option("--partings", type=OUTPUT_FOLDER, default=None,
               help="Keep each reading's parting game here (docs/faq/partings for the published "
                    "FAQ): results stored for the same rules are reused, their games replayed; "
                    "the rest are searched and stored.")
@@ -576,12 +582,9 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
     from ..faq.partings import Search
 
     paths = list(specs) or [str(p) for p in all_specs()]
-    for folder in (out, html_dir, partings):  # a place we cannot write is said at once
-        if folder is None:
-            continue
-        _write(lambda p: p.mkdir(parents=True, exist_ok=True), folder)
-        if not os.access(folder, os.W_OK):
-            raise model.SpecError(model.Where(str(folder)), "cannot write here: permission denied")
+    for folder in (out, html_dir, partings):  # made at once (the option type checked them)
+        if folder is not None:
+            _write(make_folder, folder)
     how = Search(z3_limit=z3_budget, games=games, examples=examples,
                  statistics_games=statistics_games)
     faqs = []
@@ -595,17 +598,12 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
                    err=True)
     if out is not None:
         for f in faqs:
-            target = _write(lambda p, f=f: _written(p, markdown.render(f)),
+            target = _write(lambda p, f=f: write_text(p, markdown.render(f)),
                             out / f"{f.spec.stem}.md")
             click.echo(f"wrote {target}", err=True)
     if out is None and html_dir is None:
         for f in faqs:
             click.echo(markdown.render(f))
-
-
-def _written(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @main.command("show-code")

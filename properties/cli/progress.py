@@ -10,14 +10,14 @@ from the jobs of its kind finished so far in this run.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
+
+from model.safe_write import make_folder, write_text
 
 #: Seconds between the lines naming the jobs still running, when not on a terminal.
 HEARTBEAT = 30.0
@@ -65,11 +65,9 @@ class Timings:
         if self.path is None:
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"seconds": self.seconds}, f, indent=0, sort_keys=True)
-            os.replace(tmp, self.path)
+            make_folder(self.path.parent)
+            write_text(self.path, json.dumps({"seconds": self.seconds}, indent=0,
+                                             sort_keys=True))
         except OSError:
             pass  # estimates only
 

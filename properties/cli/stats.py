@@ -12,11 +12,13 @@ from typing import Any, TextIO
 
 import click
 
-from model import RulespecError
+from model import RulespecError, SpecError, Where
+from model.safe_write import write_text
 
 from ..compare import stats as st
 from ..compare.policies import POLICIES
 from ..compare.runner import Version
+from .params import OUTPUT_FILE, SCHEDULER, Finite
 
 
 class OneLineErrors(click.Command):
@@ -121,11 +123,11 @@ def common_options(f):
         click.option("--policy", default="both", show_default=True, metavar="random|greedy|both",
                      help="random (uniform among legal actions), greedy (the action after "
                           "which the actor's own score is best), or both."),
-        click.option("--precision", type=float, default=100 * st.DEFAULT_PRECISION,
+        click.option("--precision", type=Finite(), default=100 * st.DEFAULT_PRECISION,
                      show_default=True,
                      help="Play until every win share's 95% interval is within ± this many "
                           "percentage points."),
-        click.option("--budget", type=float, default=st.DEFAULT_BUDGET, show_default=True,
+        click.option("--budget", type=Finite(), default=st.DEFAULT_BUDGET, show_default=True,
                      help="Seconds to spend at most; the report says if precision was not "
                           "reached in time."),
         click.option("--games", type=int, default=None,
@@ -133,7 +135,7 @@ def common_options(f):
                           "sequential stopping)."),
         click.option("--jobs", type=int, default=None, show_default="the number of CPUs",
                      help="Local processes playing games; the numbers do not depend on it."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
+        click.option("--scheduler", type=SCHEDULER, default=None, metavar="ADDRESS",
                      help="Play on a Dask distributed cluster (pip install 'rulespec[cluster]')."),
         click.option("--seed", type=int, default=0, show_default=True,
                      help="Seed of the run: game i has seed (SEED, i)."),
@@ -151,14 +153,22 @@ def write_outputs(markdown: Path | None, json_path: Path | None, html: Path | No
     from ..compare.report import html_page
 
     if markdown is not None:
-        markdown.write_text(result.to_markdown(), encoding="utf-8")
-        click.echo(f"wrote {markdown}", err=True)
+        write_report(markdown, result.to_markdown())
     if json_path is not None:
-        json_path.write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
-        click.echo(f"wrote {json_path}", err=True)
+        write_report(json_path, json.dumps(result.to_json(), indent=1) + "\n")
     if html is not None:
-        html.write_text(html_page(title, result.to_html_fragment()), encoding="utf-8")
-        click.echo(f"wrote {html}", err=True)
+        write_report(html, html_page(title, result.to_html_fragment()))
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report file (never through a symbolic link) and say so; a file system error
+    is one line naming the file."""
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        raise SpecError(Where(str(exc.filename or path)),
+                        f"cannot write here: {exc.strerror or exc}") from None
+    click.echo(f"wrote {path}", err=True)
 
 
 @click.command(cls=OneLineErrors)
@@ -166,11 +176,11 @@ def write_outputs(markdown: Path | None, json_path: Path | None, html: Path | No
 @common_options
 @click.option("--variant", "variants", multiple=True, metavar="AMBIGUITY=VARIANT",
               help="Choose a reading of an ambiguity (repeatable).")
-@click.option("--markdown", type=click.Path(path_type=Path), default=None,
+@click.option("--markdown", type=OUTPUT_FILE, default=None,
               help="Also write the report as markdown (a pull-request comment).")
-@click.option("--json", "json_path", type=click.Path(path_type=Path), default=None,
+@click.option("--json", "json_path", type=OUTPUT_FILE, default=None,
               help="Also write the numbers as JSON.")
-@click.option("--html", type=click.Path(path_type=Path), default=None,
+@click.option("--html", type=OUTPUT_FILE, default=None,
               help="Also write one self-contained HTML page with plots.")
 def stats(spec: str, players: tuple[int, ...], policy: str, precision: float, budget: float,
           games: int | None, jobs: int | None, scheduler: str | None, seed: int,

@@ -11,9 +11,10 @@ finished, never on which worker was faster).
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures as cf
 import hashlib
-import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -24,6 +25,7 @@ import attrs
 
 import model
 from model.loader import RULEBOOKS
+from model.safe_write import make_folder, write_text
 from model.source import read_text
 
 from .policies import GameRecord, play_game
@@ -86,22 +88,18 @@ def _rulebooks_beside(path: Path) -> tuple[tuple[str, str], ...]:
 
 def _spec_file(text: str, rulebooks: tuple[tuple[str, str], ...] = ()) -> Path:
     """The spec text as a file of this machine (a worker elsewhere has no copy), in a folder
-    of its own with its rulebooks beside it."""
+    of its own with its rulebooks beside it. The folder is shared by every process of the
+    machine: a file found there with other text (or a link) is not used as it is."""
     digest = hashlib.sha256(repr((text, rulebooks)).encode()).hexdigest()[:24]
-    folder = Path(tempfile.gettempdir()) / "rulespec-specs" / digest
+    folder = make_folder(Path(tempfile.gettempdir()) / "rulespec-specs" / digest)
     path = folder / "spec.yaml"
-    if not path.exists():
+    if not _same_text(path, text) or path.is_symlink():
+        books = make_folder(folder / "rulebooks") if rulebooks else folder
         for name, book in rulebooks:
-            _write_atomically(folder / "rulebooks" / name, book)
-        _write_atomically(path, text)
+            if not _same_text(books / name, book):
+                write_text(books / name, book)
+        write_text(path, text)
     return path
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -170,17 +168,73 @@ class ProcessRunner:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
+#: Seconds a Dask scheduler has to answer (the connection and its handshake) before
+#: `--scheduler` gives up.
+SCHEDULER_TIMEOUT = 10.0
+#: The protocols of a scheduler address rulespec connects to.
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss")
+_ADDRESS = re.compile(r"(?:(?P<protocol>[a-z][a-z0-9+.-]*)://)?"
+                      r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})")
+
+
+#: The address of a scheduler of this process (a LocalCluster without processes).
+_IN_PROCESS = re.compile(r"inproc://[0-9A-Za-z_.:-]+/[0-9]+/[0-9]+")
+
+
+def scheduler_problem(address: str) -> str | None:
+    """Why `address` is not a Dask scheduler address ([tcp|tls|ws|wss://]HOST:PORT, the
+    port from 1 to 65535, or the inproc:// address of a scheduler in this process), or
+    None; nothing is connected to."""
+    if _IN_PROCESS.fullmatch(address):
+        return None
+    m = _ADDRESS.fullmatch(address)
+    if m is None:
+        return "write a scheduler address as [tcp://]HOST:PORT, e.g. tcp://127.0.0.1:8786"
+    if m["protocol"] is not None and m["protocol"] not in SCHEDULER_PROTOCOLS:
+        return (f"the protocol {m['protocol']!r} is not one of "
+                f"{', '.join(SCHEDULER_PROTOCOLS)}")
+    if not 1 <= int(m["port"]) <= 65535:
+        return f"the port {m['port']} is not from 1 to 65535"
+    return None
+
+
+def _answers(address: str, timeout: float) -> None:
+    """Connect to the scheduler at `address` and close again, all within `timeout`
+    seconds: Dask's own connect gives up on a refused connection, but waits for ever for
+    a handshake a listening port never sends. Raises OSError or TimeoutError."""
+    from distributed.comm import connect
+
+    async def probe() -> None:
+        comm = await connect(address, timeout=timeout)
+        await comm.close()
+
+    asyncio.run(asyncio.wait_for(probe(), timeout))
+
+
 class DaskRunner:
     """Runs chunks on a Dask distributed cluster (the optional extra `[cluster]`)."""
 
-    def __init__(self, address: Any) -> None:
+    def __init__(self, address: Any, timeout: float = SCHEDULER_TIMEOUT) -> None:
         try:
             from distributed import Client
         except ImportError:
             raise model.SpecError(None, "--scheduler needs Dask: pip install 'rulespec[cluster]'"
                                   ) from None
+        if isinstance(address, str):
+            problem = scheduler_problem(address)
+            if problem is not None:
+                raise model.SpecError(None, f"--scheduler {address!r}: {problem}")
+            try:  # a scheduler that does not answer is said before a client waits on it
+                if not _IN_PROCESS.fullmatch(address):  # (one in this process answers)
+                    _answers(address, timeout)
+            except (OSError, TimeoutError, ValueError) as exc:
+                why = str(exc) or "no answer"
+                if isinstance(exc, TimeoutError):
+                    why = f"no answer within {timeout:g} s"
+                raise model.SpecError(None, f"--scheduler {address}: cannot reach a Dask "
+                                            f"scheduler there: {why}") from None
         try:
-            self.client = Client(address, timeout="10s", set_as_default=False)
+            self.client = Client(address, timeout=f"{timeout:g}s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise model.SpecError(None, f"cannot reach the Dask scheduler at {address}: {exc}"
                                   ) from None

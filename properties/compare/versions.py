@@ -1,5 +1,6 @@
 """The two versions `rulespec diff` compares: each a spec path, a game id of spec/, or
-PATH@REV (that file at a git revision, read with `git show`), with its own variants.
+PATH@REV (that file at a git revision, read with `git cat-file` once its size is known
+to be that of a spec), with its own variants.
 
 A revision's text is written to a private temporary file so that the rest of rulespec can
 load it like any spec; errors in it are reported against `PATH@REV`, never the temporary
@@ -20,11 +21,11 @@ import attrs
 
 import model
 from model import SpecError, Where, ir
+from model.limits import MAX_FILE_BYTES
 from model.loader import resolve_spec_path
+from model.safe_write import write_text
 from model.source import read_yaml
 
-#: The longest a spec read from git may be (bytes); a spec is a few tens of kilobytes.
-MAX_SPEC_BYTES = 2_000_000
 _TEMP: list[Path] = []
 
 
@@ -111,25 +112,42 @@ def read_version(arg: str, variants: Mapping[str, str] | None = None) -> Version
     return Version(arg, path, dict(variants or {}))
 
 
-def _from_git(path: Path, rev: str, label: str) -> Path:
-    if rev.startswith("-"):
-        raise SpecError(Where(label), f"{rev!r} is not a revision")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise SpecError(Where(label), f"no folder {str(folder)!r} to read the revision in")
+def _git(folder: Path, label: str, *args: str) -> bytes:
+    """The output of `git -C folder args...`; a failure is the revision's error."""
     try:
-        done = subprocess.run(["git", "-C", str(folder), "show", f"{rev}:./{path.name}"],
-                              capture_output=True, timeout=60, check=False)
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
+                              timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SpecError(Where(label), f"cannot run git: {exc}") from None
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         reason = why[0].removeprefix("fatal: ") if why else f"git exited {done.returncode}"
         raise SpecError(Where(label), f"git cannot show this revision: {reason}")
-    if len(done.stdout) > MAX_SPEC_BYTES:
-        raise SpecError(Where(label), f"the file at {rev} is larger than {MAX_SPEC_BYTES} bytes")
+    return done.stdout
+
+
+def _from_git(path: Path, rev: str, label: str) -> Path:
+    """The file at a revision, copied to a private temporary file. Its size is asked of
+    git first: a file larger than a spec may be (`max_file_bytes`) is never read."""
+    if rev.startswith("-"):
+        raise SpecError(Where(label), f"{rev!r} is not a revision")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise SpecError(Where(label), f"no folder {str(folder)!r} to read the revision in")
+    name = f"{rev}:./{path.name}"
+    kind = _git(folder, label, "cat-file", "-t", name).decode("ascii", "replace").strip()
+    if kind != "blob":
+        raise SpecError(Where(label), f"at {rev}, {path.name} is a {kind}, not a file")
+    size = int(_git(folder, label, "cat-file", "-s", name))
+    if size > MAX_FILE_BYTES:
+        raise SpecError(Where(label), f"the file at {rev} is {size:,} bytes, over the limit of "
+                                      f"{MAX_FILE_BYTES:,} (max_file_bytes)")
+    data = _git(folder, label, "cat-file", "blob", name)
+    if len(data) > MAX_FILE_BYTES:  # the revision moved on between the two calls
+        raise SpecError(Where(label), f"the file at {rev} is over the limit of "
+                                      f"{MAX_FILE_BYTES:,} bytes (max_file_bytes)")
     try:
-        text = done.stdout.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SpecError(Where(label), "the file at this revision is not UTF-8 text") from None
     folder_tmp = Path(tempfile.mkdtemp(prefix="rulespec-rev-"))
@@ -137,8 +155,7 @@ def _from_git(path: Path, rev: str, label: str) -> Path:
         atexit.register(_cleanup)
     _TEMP.append(folder_tmp)
     out = folder_tmp / (path.name if path.suffix in (".yaml", ".yml") else f"{path.name}.yaml")
-    out.write_text(text, encoding="utf-8")
-    return out
+    return write_text(out, text)
 
 
 def _cleanup() -> None:

@@ -21,6 +21,8 @@ import model
 from model import Game, Outcome, State
 from model.chance import ScriptedChance
 from model.errors import SpecError, Where
+from model.limits import short
+from model.safe_write import make_folder, write_text
 from model.situation import member_names, read_document, show_value
 
 
@@ -132,7 +134,8 @@ def spec_reference(spec: str | Path) -> str:
 def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: dict[str, str],
                  actions: list[str] | tuple[str, ...], note: str = "",
                  shuffles: list[list[str]] | None = None, prop: str = "",
-                 situation: dict[str, Any] | None = None, unrecorded: bool = False) -> Path:
+                 situation: dict[str, Any] | None = None, unrecorded: bool = False,
+                 output_folder: bool = True) -> Path:
     """Write a replay file: the game, the deal (a seed, or the recorded shuffles), actions.
 
     `shuffles` lists every shuffle's outcome in the order the game asked for them (the
@@ -140,8 +143,11 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     instead of the seed. `prop` names the property the replay shows failing. A z3 witness
     may start from a `situation` (a state as `Game.state_from_dict` reads it) instead.
     The spec is named by `spec_reference`. An existing file with other contents is never
-    overwritten: the replay goes to `<name>-2.yaml` (or the next free number) instead.
-    Returns the path written.
+    overwritten: the replay goes to `<name>-2.yaml` (or the next free number) instead;
+    nothing is written through a symbolic link (`model.safe_write`), nor into a link in
+    place of the file's folder when that is an `output_folder` (one the command makes, as
+    `replays/`, rather than the folder of a file the user named). Returns the path
+    written; a file that cannot be written is a SpecError naming it.
     """
     data: dict[str, Any] = {"spec": spec_reference(spec), "players": players, "seed": seed,
                             "variants": dict(variants)}
@@ -159,9 +165,13 @@ def write_replay(path: Path, *, spec: str, players: int, seed: int, variants: di
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None,
                           width=100)
     target = free_path(path, text)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return target
+    try:
+        if output_folder:
+            make_folder(target.parent)
+        return write_text(target, text)
+    except OSError as exc:
+        raise SpecError(Where(str(exc.filename or target)),
+                        f"cannot write here: {exc.strerror or exc}") from None
 
 
 def free_path(path: Path, text: str) -> Path:
@@ -217,6 +227,9 @@ def read_replay(path: Path) -> dict[str, Any]:
                        "shuffles" + (f"; missing: {', '.join(missing)}" if missing else ""))
     if not isinstance(data["spec"], str) or not data["spec"]:
         raise fail(("spec",), f"spec is {REPLAY_KEYS['spec']}")
+    if not _names_a_spec(data["spec"]):  # a file that is not a spec is never read
+        raise fail(("spec",), f"spec names {short(data['spec'])}, which is not a spec: "
+                              f"{REPLAY_KEYS['spec']} (.yaml or .yml), or PATH@REV")
     for key in ("players", "seed"):
         if key in data and (not isinstance(data[key], int) or isinstance(data[key], bool)
                             or not -2**63 < data[key] < 2**63):
@@ -249,6 +262,34 @@ def read_replay(path: Path) -> dict[str, Any]:
     data["_file"] = str(path)
     data["_doc"] = doc
     return data
+
+
+def _names_a_spec(spec: str) -> bool:
+    """Whether a replay's `spec` has the form of a spec: a .yaml or .yml path (or PATH@REV
+    of one), or a game id of spec/ (or GAME@REV)."""
+    from model.schema import SPEC_DIR
+
+    path = spec.rpartition("@")[0] if "@" in spec and not Path(spec).exists() else spec
+    if Path(path).suffix in (".yaml", ".yml"):
+        return True
+    return (bool(path) and Path(path).name == path and path not in (".", "..")
+            and (SPEC_DIR / f"{path}.yaml").is_file())
+
+
+def check_replay_spec(data: dict[str, Any], spec_file: str | Path) -> None:
+    """Refuse a replay whose spec (read from `spec_file`) does not load as a spec, without
+    a word of what the file holds: a replay may name any file, and only a spec the user
+    asked for has its errors shown (`rulespec check SPEC` shows them)."""
+    from model.loader import any_player_count
+
+    try:
+        model.load_ir(spec_file, players=any_player_count(spec_file))
+    except SpecError:
+        doc = data.get("_doc")
+        where = doc.where(("spec",)) if doc is not None else Where(str(data.get("_file")))
+        raise SpecError(where, f"spec names {short(str(data['spec']))}, which is not a spec: "
+                               f"it does not load as one (rulespec check {data['spec']} says "
+                               "why)") from None
 
 
 def _spec_of_replay(spec: str, replay_file: Path) -> str:

@@ -31,6 +31,7 @@ import yaml
 
 import model
 from model import Game, ModelError, SpecError, State, Where, ir
+from model.safe_write import LINK_REFUSED, make_folder, write_text
 
 from ..compare.parting import Parting as Found
 from ..compare.parting import observe, reading_parting
@@ -360,6 +361,8 @@ class Store:
         self.game = game
         self.path = folder / f"{game}.yaml"
         self.entries: dict[str, dict[str, Any]] = {}
+        if self.path.is_symlink():  # neither read nor written through
+            raise SpecError(Where(str(self.path)), f"cannot use the store: {LINK_REFUSED}")
         if self.path.exists():
             data = model.source.read_yaml(self.path).data
             if not isinstance(data, dict) or not isinstance(data.get("readings"), dict):
@@ -385,8 +388,7 @@ class Store:
         if replay is not None:
             name = f"{self.game}-{amb.id}-{reading}.yaml"
             target = self.folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.unlink(missing_ok=True)  # ours: the store owns these names
+            target.unlink(missing_ok=True)  # ours: the store owns these names (a link too)
             tr.write_replay(target, **_replay_args(replay))
             entry = {**entry, "replay": name}
         self.entries[key] = entry
@@ -398,14 +400,14 @@ class Store:
     def save(self) -> None:
         """Write the results used this time (others belonged to readings that are gone, and
         their replay files go too: only files of this store, named as it names them)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
+        make_folder(self.folder)
         kept = {k: self.entries[k] for k in sorted(self.used)}
         for k, e in self.entries.items():
             if k not in self.used and e.get("replay"):
                 (self.folder / e["replay"]).unlink(missing_ok=True)  # checked by _sound
         text = yaml.safe_dump({"game": self.game, "version": STORE_VERSION, "readings": kept},
                               sort_keys=False, allow_unicode=True, width=100)
-        self.path.write_text(text, encoding="utf-8")
+        write_text(self.path, text)
 
 
 #: A replay file's name in a store: a plain file name of the folder, never a path.

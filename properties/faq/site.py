@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from html import escape
 from pathlib import Path
 
+from model.safe_write import make_folder, write_text
+
 from .citations import Citation
 from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
@@ -23,9 +25,10 @@ STYLE = (Path(__file__).parent / "site.css").read_text(encoding="utf-8")
 
 
 def write_site(faqs: Iterable[GameFaq], folder: Path) -> list[Path]:
-    """Write the site into `folder` (created if needed); returns the files written."""
+    """Write the site into `folder` (created if needed; never through a symbolic link);
+    returns the files written."""
     faqs = list(faqs)
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder(folder)
     pages = {"index.html": _index(faqs)}
     for faq in faqs:
         pages[f"{faq.id}.html"] = _game(faq)
@@ -33,9 +36,7 @@ def write_site(faqs: Iterable[GameFaq], folder: Path) -> list[Path]:
             pages[f"{source}.html"] = _rulebook(faq, source)
     written = []
     for name, html in pages.items():
-        path = folder / name
-        path.write_text(html, encoding="utf-8")
-        written.append(path)
+        written.append(write_text(folder / name, html))
     return written
 
 
