@@ -29,7 +29,7 @@ def test_ctrl_c_stops_check_within_two_seconds_and_says_what_was_kept(tmp_path: 
         assert proc.poll() is None, proc.communicate()
         t0 = time.perf_counter()
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole group
-        out, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=30)
         took = time.perf_counter() - t0
     finally:
         if proc.poll() is None:
