@@ -62,7 +62,7 @@ FUNCTIONS = {
 EFFECTS = {
     "move": "move(kind, from, to[, n]) n items of a kind (from a pile: the topmost ones)",
     "move_top": "move_top(from_pile, to[, n]) the top n items of a pile",
-    "move_all": "move_all(from, to[, keep=n]) everything, keeping the top n of a pile",
+    "move_all": "move_all(from, to[, keep=n]) everything, keeping the top n of a pile (keep: piles only)",
     "gather": "gather(kinds, to) every item of the given kind(s), wherever it lies",
     "shuffle": "shuffle(pile) a chance event: a uniformly random order",
     "deal": "deal(from_pile, family, n) n items to each player, one at a time from seat 0",
@@ -676,7 +676,18 @@ class ExprParser:
                 self._require(a, INT, at)
         for v in kwargs.values():
             self._require(v, INT, call)
+        if fn == "move_all" and "keep" in kwargs:
+            self._keep_needs_a_pile(call, args[0])
         return ir.Do(where, cite, fn, tuple(args), tuple(sorted(kwargs.items())))
+
+    def _keep_needs_a_pile(self, call: ast.Call, source: ir.Expr) -> None:
+        """`move_all(from, to, keep=n)` keeps the top n of a pile; a bag has no top, so
+        `keep=` on a bag would say nothing (and neither back end could honour it)."""
+        z = self._zone_check(source, call.args[0])
+        if z.order != "pile":
+            keyword = next(k for k in call.keywords if k.arg == "keep")
+            raise self._err(keyword, f"keep= keeps the top items of a pile; {z.name} is a bag "
+                                     "(no top): move everything, or make it a pile")
 
     def _family(self, node: ast.AST) -> ir.Expr:
         """The bare name of a per-player zone family, as deal(stock, hand, 6) takes it."""
