@@ -52,3 +52,57 @@ def test_keep_on_a_bag_is_refused_where_it_is_written(tmp_path: Path) -> None:
 
 def test_keep_on_a_pile_is_still_allowed() -> None:
     assert "keep=1" in LAMA and model.load("lama", players=3) is not None
+
+
+# ------------------------------------ 2. YAML 1.1 numbers: 010 is 8, 1:30 is 90
+SURPRISES = ["010", "-07", "0x10", "0o10", "0b10", "1_000", "1:30", "1_0.5", "1:30.5"]
+HAND_SIZE = "hand_size: {value: 6"
+
+
+@pytest.mark.parametrize("written", SURPRISES)
+def test_a_yaml_11_number_form_is_refused_in_a_spec(tmp_path: Path, written: str) -> None:
+    error = spec_error(lama_with(tmp_path, HAND_SIZE, f"hand_size: {{value: {written}"))
+    assert error.where.line == line_of(LAMA, HAND_SIZE)
+    assert error.where.column == LAMA.splitlines()[error.where.line - 1].index("6") + 1
+    assert repr(written) in error.message and "YAML 1.1" in error.message
+
+
+@pytest.mark.parametrize("written", ["010", "0x1f", "1:30"])
+def test_a_yaml_11_number_form_is_refused_in_a_situation_and_a_replay(tmp_path: Path,
+                                                                      written: str) -> None:
+    from model.situation import read_document
+    from properties.concrete.trace import read_replay
+
+    situation = tmp_path / "situation.yaml"
+    situation.write_text(f"game: lama\nplayers: 3\nactive: {written}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        read_document(situation)
+    assert (info.value.where.line, info.value.where.column) == (3, 9)
+    replay = tmp_path / "replay.yaml"
+    replay.write_text(f"spec: lama\nplayers: 3\nseed: {written}\nactions: []\n",
+                      encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        read_replay(replay)
+    assert (info.value.where.line, info.value.where.column) == (3, 7)
+
+
+@pytest.mark.parametrize("written", ["010", "1:30"])
+def test_a_yaml_11_number_form_is_refused_as_a_key(tmp_path: Path, written: str) -> None:
+    from model.source import read_yaml
+
+    path = tmp_path / "keys.yaml"
+    path.write_text(f"a:\n  {written}: 1\n", encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        read_yaml(path)
+    assert (info.value.where.line, info.value.where.column) == (2, 3)
+
+
+@pytest.mark.parametrize("written", ["0", "-0", "10", "+3", "-12", "0.5", "'010'", '"1:30"'])
+def test_plain_numbers_and_quoted_text_are_still_read(tmp_path: Path, written: str) -> None:
+    from model.source import read_yaml
+
+    path = tmp_path / "ok.yaml"
+    path.write_text(f"a: {written}\n", encoding="utf-8")
+    value = read_yaml(path).data["a"]
+    assert value == (written.strip("'\"") if written[0] in "'\"" else
+                     (float(written) if "." in written else int(written)))
