@@ -37,6 +37,8 @@ from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
 from .types import PLAYER, Type
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
+#: The precedence level of each arithmetic operator, for writing chains out (`_chain`).
+_LEVEL = {"+": "+", "-": "+", "*": "*", "//": "*", "%": "*"}
 #: Most IR nodes a written-out (unrolled) comprehension may repeat, to keep code small.
 MAX_UNROLLED_NODES = 400
 
@@ -283,8 +285,8 @@ class Emitter:
                     isinstance(b, ir.Const) and b.value):
                 fn = "div" if e.op == "//" else "mod"
                 return f"r.{fn}({self._ex(a)}, {self._ex(b)})"
-            case ir.Bin(op=op, left=a, right=b):
-                return f"({self._ex(a)} {op} {self._ex(b)})"
+            case ir.Bin():
+                return self._chain(e)
             case ir.Cmp(op=op, left=a, right=b) if op in ("in", "notin"):
                 if b.type.name == "zone":
                     z = self.zone_decl(b)
@@ -306,6 +308,22 @@ class Emitter:
             case ir.Comp():
                 return self.comp(e)
         raise AssertionError(f"no code for {e!r}")
+
+    def _chain(self, e: ir.Bin) -> str:
+        """`a + b - c` as Python writes it, one pair of parentheses around the whole chain:
+        a left-associated chain of + - (or of *) needs no more, and Python's parser
+        refuses code nested 200 parentheses deep (a spec's chain may be `max_expr_chain`
+        long)."""
+        links: list[tuple[str, ir.Expr]] = []
+        left: ir.Expr = e
+        while isinstance(left, ir.Bin) and left.type.name == "int" and (
+                _LEVEL.get(left.op, left.op) == _LEVEL.get(e.op, e.op)) and not (
+                left.op in ("//", "%") and not (isinstance(left.right, ir.Const)
+                                                and left.right.value)):
+            links.append((left.op, left.right))
+            left = left.left
+        return "(" + self._ex(left) + "".join(f" {op} {self._ex(b)}"
+                                              for op, b in reversed(links)) + ")"
 
     def _offset(self, base: int, index: ir.Expr, name: str) -> str:
         """The slot of `name[index]`: `base` plus the index, checked unless provably in range."""

@@ -106,3 +106,55 @@ def test_plain_numbers_and_quoted_text_are_still_read(tmp_path: Path, written: s
     value = read_yaml(path).data["a"]
     assert value == (written.strip("'\"") if written[0] in "'\"" else
                      (float(written) if "." in written else int(written)))
+
+
+# ------------------------------------- 3. a long sum is not deep; ** is an operator
+DRAW_WHEN = "when: \"phase == 'play' and can_draw and in_round > 1\""
+
+
+def draw_when(tmp_path: Path, condition: str) -> Path:
+    return lama_with(tmp_path, DRAW_WHEN, f'when: "{condition}"')
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*"])
+def test_a_flat_chain_of_51_terms_is_not_nesting(tmp_path: Path, op: str) -> None:
+    terms = f" {op} ".join(["in_round"] * 51)
+    game = model.load(draw_when(tmp_path, f"{terms} > 1"), players=3)
+    assert game.initial_state(0).legal_actions()
+
+
+def test_a_chain_inside_deep_nesting_still_loads(tmp_path: Path) -> None:
+    from model.limits import MAX_EXPR_CHAIN, MAX_EXPR_DEPTH
+
+    chain = "+".join(["round"] * (MAX_EXPR_CHAIN + 1))  # the most operations allowed
+    nested = "-(" * (MAX_EXPR_DEPTH - 6) + chain + ")" * (MAX_EXPR_DEPTH - 6)
+    assert model.load(draw_when(tmp_path, f"{nested} > 1"), players=3).source
+
+
+def test_a_chain_over_its_own_limit_names_it(tmp_path: Path) -> None:
+    from model.limits import MAX_EXPR_CHAIN
+
+    terms = "+".join(["round"] * (MAX_EXPR_CHAIN + 2))
+    error = spec_error(draw_when(tmp_path, f"{terms} > 1"))
+    assert "max_expr_chain" in error.message and error.where.line == line_of(LAMA, DRAW_WHEN)
+
+
+def test_real_nesting_is_still_bounded(tmp_path: Path) -> None:
+    nested = "1 + (" * 60 + "in_round" + ")" * 60
+    error = spec_error(draw_when(tmp_path, f"{nested} > 1"))
+    assert "max_expr_depth" in error.message
+
+
+@pytest.mark.parametrize(("written", "condition"), [
+    ("**", "in_round ** 2 > 1"), ("/", "in_round / 2 > 1"), ("<<", "in_round << 1 > 1"),
+    ("&", "in_round & 1 > 0"), ("~", "~in_round > 1"), ("+", "+in_round > 1"),
+])
+def test_an_operator_outside_the_language_is_named_as_written(tmp_path: Path, written: str,
+                                                               condition: str) -> None:
+    error = spec_error(draw_when(tmp_path, condition))
+    assert f"operator {written} " in error.message, error.message
+    assert "BinOp" not in error.message and "UnaryOp" not in error.message
+    assert "+, -, *, //, %" in error.message
+    line = LAMA.splitlines()[line_of(LAMA, DRAW_WHEN) - 1]
+    assert error.where.column == line.index('"') + 2 + condition.index(written.strip()) or (
+        error.where.column == line.index('"') + 2)
