@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import attrs
 
 from . import ir
-from .errors import SpecError
+from .errors import InternalError
 from .fold import fold, substitute
 from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
 from .types import PLAYER, Type
@@ -50,7 +50,7 @@ def global_name(prefix: str, *names: str) -> str:
     """
     for n in names:
         if not IDENTIFIER.fullmatch(n):  # the loader refuses such names; never reached
-            raise SpecError(None, f"internal error: the name {n!r} reached the code generator")
+            raise InternalError(f"the name {n!r} reached the code generator")
     return prefix + "__".join(names)
 
 
@@ -331,7 +331,7 @@ class Emitter:
         family = self.per[name] or "player"
         if isinstance(index, ir.Const):
             if not 0 <= index.value < self.sizes[family]:  # the loader refuses these
-                raise SpecError(None, f"internal error: {name}[{index.value}] is out of range")
+                raise InternalError(f"{name}[{index.value}] is out of range")
             return str(base + index.value)
         code = self.index(index, family, name)
         return f"{base} + {code}" if base else code
@@ -1301,7 +1301,8 @@ def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as exc:  # a bug in the emitter, never the user's fault
-        raise SpecError(None, f"internal error compiling {g.file}: {exc}") from exc
+        raise InternalError(f"the code generated for {g.file} does not compile: "
+                            f"{type(exc).__name__}: {exc}") from exc
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {"__name__": f"rulespec_generated_{g.id}"}
     exec(code, namespace)

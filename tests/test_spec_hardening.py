@@ -127,7 +127,7 @@ def test_generated_names_cannot_collide() -> None:
     from model.codegen import global_name
 
     assert global_name("IA_", "board_a", "b") != global_name("IA_", "board", "a_b")
-    with pytest.raises(SpecError, match="internal error"):
+    with pytest.raises(model.InternalError, match="reached the code generator"):
         global_name("KA_", "x\nimport os")
 
 
