@@ -306,3 +306,175 @@ def test_an_unknown_key_of_a_situation_is_blamed_at_its_own_place(tmp_path: Path
         game.state_from_document(read_document(path))
     assert (info.value.where.line, info.value.where.column) == (line, column), info.value
     assert UNKNOWN in info.value.message
+
+
+# ----------------------------- 6. spec text is text: in Markdown and on a terminal
+HOSTILE = ("<img src=x onerror=alert(1)> [click](javascript:alert(1)) ![i](x) *bold* "
+           "a | b ``` `` ` &amp;\n# a heading\n    code\n1. item\n> quote\n[ref]: javascript:x")
+
+
+def _unescaped(text: str, char: str) -> int:
+    """How many `char` in Markdown `text` are not escaped with a backslash."""
+    return len(re.findall(rf"(?<!\\)(?:\\\\)*{re.escape(char)}", text))
+
+
+def _prose(line: str) -> str:
+    """A Markdown line without its code spans (a run of n backticks to the next run of
+    exactly n), which show their text as it is; an escaped backtick is text."""
+    out, i = [], 0
+    while i < len(line):
+        if line[i] == "\\":
+            out.append(line[i:i + 2])
+            i += 2
+            continue
+        if line[i] == "`":
+            n = len(re.match("`+", line[i:]).group())
+            close = re.search(rf"(?<!`)`{{{n}}}(?!`)", line[i + n:])
+            assert close is not None, f"a code span is not closed: {line}"
+            i += n + close.end()
+            out.append("CODE")
+            continue
+        out.append(line[i])
+        i += 1
+    return "".join(out)
+
+
+def _shows_no_markup(md: str) -> None:
+    """No HTML, link or image outside code, and no hostile line starts a block."""
+    for line in md.splitlines():
+        prose = _prose(line)
+        assert _unescaped(prose, "<") == 0, line
+        assert not re.search(r"(?<!\\)\]\(", prose), line
+        # the lines of HOSTILE after its first start no block: heading, code, list, quote,
+        # link reference definition
+        assert not re.match(r" *(# a heading|1\. item|> quote|\[ref\]:)", line), line
+        assert not line.startswith("    code"), line
+
+
+def test_markdown_text_shows_exactly_the_text() -> None:
+    from properties.concrete.text_safety import markdown_text
+
+    md = markdown_text(HOSTILE, starts_line=True)
+    _shows_no_markup(md)
+    assert "&amp;amp;" in md and "\\*bold\\*" in md and "\\|" in md
+    assert md.count("\n") == HOSTILE.count("\n")  # its lines are kept
+
+
+def test_code_span_fences_are_longer_than_any_backtick_run() -> None:
+    from properties.concrete.text_safety import code_span
+
+    assert code_span("owe") == "`owe`"
+    assert code_span("a ``` b") == "````a ``` b````"
+    assert code_span("`x`") == "`` `x` ``"
+    assert code_span("a\n# b") == "`a # b`"  # one line: no block can start inside
+    assert code_span("a|b", cell=True) == "`a\\|b`"
+
+
+def test_a_markdown_cell_stays_one_cell() -> None:
+    from properties.concrete.text_safety import markdown_cell
+
+    cell = markdown_cell(HOSTILE)
+    assert "\n" not in cell and _unescaped(cell, "|") == 0
+    _shows_no_markup(cell)
+
+
+def _hostile_lama(tmp_path: Path) -> Path:
+    """spec/lama.yaml with hostile text in its title, a question and a reading (in a
+    spec/ folder beside tests/, for the situations its clarifications name)."""
+    text = LAMA.replace("question: Who starts the second and later rounds?",
+                        f"question: {json_quoted(HOSTILE)}", 1)
+    text = text.replace("reading: The player who ended the round (took its last action) "
+                        "starts the next, as lama.nl says.", "reading: \"a ``` b ` c\"", 1)
+    text = text.replace("title: L.L.A.M.A. (LAMA)", "title: \"# <b>T</b> [x](javascript:y)\"", 1)
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    path = tmp_path / "spec" / "lama.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def json_quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text)
+
+
+def test_the_faq_shows_spec_text_as_text(tmp_path: Path) -> None:
+    from properties.faq.entries import build
+    from properties.faq.markdown import render
+
+    md = render(build(_hostile_lama(tmp_path), store=ROOT / "docs" / "faq" / "partings",
+                      stored_only=True))
+    _shows_no_markup(md)
+    assert md.startswith("# # &lt;b&gt;T&lt;/b&gt; [x\\](javascript:y): clarified rules\n")
+    assert "- `ender` **(ruling)**: a \\`\\`\\` b \\` c" in md  # unpaired: escaped
+
+
+def test_diff_markdown_shows_spec_text_as_text() -> None:
+    from properties.compare.diff_report import Report, Side, markdown
+    from properties.compare.rules import Change, Renames, RulesDiff
+
+    change = Change("actions", "play: condition", "changed", old=HOSTILE, new="x `` y | z",
+                    note=HOSTILE, cite=("lama.en#L1",))
+    report = Report(old=Side("a`b", "a.yaml"), new=Side("<b>new</b>", "b.yaml"), players=(3,),
+                    rules=RulesDiff((change,), (HOSTILE,), Renames()), partings=(),
+                    statistics_note=HOSTILE)
+    md = markdown(report)
+    _shows_no_markup(md)
+    rows = [ln for ln in md.splitlines() if ln.startswith("| actions")]
+    assert len(rows) == 1 and _unescaped(rows[0], "|") == 7, rows  # six cells
+
+
+def test_stats_markdown_shows_spec_text_as_text() -> None:
+    from properties.compare.report import statistics_markdown
+    from properties.compare.stats import Statistics
+
+    s = Statistics(label="x`` | y", title=HOSTILE, seed=0, precision=None, budget=None,
+                   stopped_by="games", seconds=1.0, jobs=1, max_actions=10, cells=())
+    md = statistics_markdown(s)
+    _shows_no_markup(md)
+    assert md.splitlines()[0].startswith("### Play statistics of &lt;img")
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("title: L.L.A.M.A. (LAMA)", 'title: "LAMA\\e]0;owned\\a"'),
+    ("say: play {card}", 'say: "play {card}\\r"'),
+    ("say: play {card}", 'say: "play {card}\\x9b2J"'),
+])
+def test_a_control_character_in_spec_text_is_refused_where_written(tmp_path: Path, old: str,
+                                                                   new: str) -> None:
+    error = spec_error(lama_with(tmp_path, old, new))
+    assert error.where.line == line_of(LAMA, old) and "control character" in error.message
+    assert error.where.column == LAMA.splitlines()[error.where.line - 1].index(old[:3]) + len(
+        new.split(":")[0]) + 3
+
+
+def test_a_control_character_in_a_situation_or_replay_is_refused(tmp_path: Path) -> None:
+    from model.situation import read_document
+    from properties.concrete.trace import read_replay
+
+    situation = tmp_path / "s.yaml"
+    situation.write_text('game: lama\nnote: "\\e]2;x\\a"\n', encoding="utf-8")
+    with pytest.raises(SpecError, match="control character U\\+001B") as info:
+        read_document(situation)
+    assert (info.value.where.line, info.value.where.column) == (2, 7)
+    replay = tmp_path / "r.json"
+    replay.write_text('{"spec": "lama", "players": 3, "seed": 1, "actions": [],\n'
+                      ' "note": "a\\u000dB"}\n', encoding="utf-8")
+    with pytest.raises(SpecError, match="U\\+000D") as info:
+        read_replay(replay)
+    assert info.value.where.line == 2
+
+
+def test_control_characters_never_reach_the_terminal(monkeypatch) -> None:
+    """The second line: whatever a command prints shows C0 and C1 controls as \\xNN."""
+    from click.testing import CliRunner
+
+    from properties.cli import main
+    from properties.concrete import trace
+
+    monkeypatch.setattr(trace, "describe", lambda g, s: "title\x1b]0;owned\x07 here\rX\x9b")
+    result = CliRunner().invoke(main, ["play", "lama", "-p", "3", "--max-actions", "1"])
+    assert result.exit_code == 0, result.output
+    assert "title\\x1b]0;owned\\x07 here\\x0dX\\x9b" in result.output
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", result.output)

@@ -28,6 +28,7 @@ from .check import all_specs
 from .diff import diff as diff_command
 from .rows import Row
 from .stats import stats as stats_command
+from .terminal import escaped_output
 
 if TYPE_CHECKING:
     from ..symbolic.witness import Trace
@@ -66,15 +67,16 @@ class _Group(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except RulespecError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(exc.exit_code)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except Exception as exc:  # not the user's fault: a bug in rulespec
-            report_bug(exc, ctx.meta.get("rulespec.argv", ()))
+        with escaped_output():  # no control character from a spec reaches the terminal
+            try:
+                return super().invoke(ctx)
+            except RulespecError as exc:
+                click.echo(f"error: {exc}", err=True)
+                sys.exit(exc.exit_code)
+            except (click.ClickException, click.exceptions.Exit, click.Abort):
+                raise
+            except Exception as exc:  # not the user's fault: a bug in rulespec
+                report_bug(exc, ctx.meta.get("rulespec.argv", ()))
 
 
 @click.group(cls=_Group)
