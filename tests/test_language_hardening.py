@@ -158,67 +158,7 @@ def test_an_operator_outside_the_language_is_named_as_written(tmp_path: Path, wr
     assert "BinOp" not in error.message and "UnaryOp" not in error.message
     assert "+, -, *, //, %" in error.message
     line = LAMA.splitlines()[line_of(LAMA, DRAW_WHEN) - 1]
-    assert error.where.column == line.index('"') + 2 + condition.index(written.strip()) or (
-        error.where.column == line.index('"') + 2)
-
-
-# ------------------------------------------- 5. a bug in rulespec is not a bad spec
-def _broken_emitter(monkeypatch, how: str = "syntax") -> None:
-    """Make the code generator emit Python that does not compile (a bug in the emitter),
-    or fail with an exception nobody expected."""
-    from model import codegen
-
-    def raises(self) -> str:
-        return {}["no such key"]
-
-    monkeypatch.setattr(codegen.Emitter, "module",
-                        raises if how == "raises" else lambda self: "def broken(:\n")
-
-
-def test_a_code_generator_bug_is_an_internal_error_not_a_spec_error(tmp_path: Path,
-                                                                    monkeypatch) -> None:
-    from model.errors import InternalError
-
-    _broken_emitter(monkeypatch)
-    with pytest.raises(InternalError) as info:
-        model.load(lama_with(tmp_path, "title: L.L.A.M.A. (LAMA)", "title: bug"), players=3)
-    assert not isinstance(info.value, SpecError)
-
-
-@pytest.mark.parametrize(("how", "debug"), [("syntax", False), ("raises", False),
-                                          ("raises", True)])
-def test_an_unexpected_exception_in_a_command_exits_4_as_a_bug(tmp_path: Path, monkeypatch,
-                                                               how: str, debug: bool) -> None:
-    from click.testing import CliRunner
-
-    from properties.cli import main
-
-    _broken_emitter(monkeypatch, how)
-    if debug:
-        monkeypatch.setenv("RULESPEC_DEBUG", "1")
-    else:
-        monkeypatch.delenv("RULESPEC_DEBUG", raising=False)
-    spec = lama_with(tmp_path, "title: L.L.A.M.A. (LAMA)", f"title: bug {how}")
-    args = ["play", str(spec), "-p", "3", "--seed", "1"]
-    result = CliRunner().invoke(main, args)
-    assert result.exit_code == 4, (result.output, result.exception)
-    errors = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
-    assert len(errors) == 1, result.output
-    assert errors[0].startswith("error: this is a bug in rulespec: ")
-    assert ("KeyError: 'no such key'" if how == "raises" else "SyntaxError") in errors[0]
-    assert errors[0].endswith("please report it with the spec and the command: rulespec "
-                              + " ".join(args))
-    assert ("Traceback" in result.output) is debug
-
-
-def test_a_spec_mistake_still_exits_2(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from properties.cli import main
-
-    spec = lama_with(tmp_path, "hand_size: {value: 6", "hand_size: {value: 010")
-    result = CliRunner().invoke(main, ["play", str(spec), "-p", "3"])
-    assert result.exit_code == 2 and "bug in rulespec" not in result.output, result.output
+    assert error.where.column == line.index('"') + 2  # the operation, from its first operand
 
 
 # --------------------------------------- 4. an unknown key is blamed, not its parent
@@ -306,6 +246,65 @@ def test_an_unknown_key_of_a_situation_is_blamed_at_its_own_place(tmp_path: Path
         game.state_from_document(read_document(path))
     assert (info.value.where.line, info.value.where.column) == (line, column), info.value
     assert UNKNOWN in info.value.message
+
+
+# ------------------------------------------- 5. a bug in rulespec is not a bad spec
+def _broken_emitter(monkeypatch, how: str = "syntax") -> None:
+    """Make the code generator emit Python that does not compile (a bug in the emitter),
+    or fail with an exception nobody expected."""
+    from model import codegen
+
+    def raises(self) -> str:
+        return {}["no such key"]
+
+    monkeypatch.setattr(codegen.Emitter, "module",
+                        raises if how == "raises" else lambda self: "def broken(:\n")
+
+
+def test_a_code_generator_bug_is_an_internal_error_not_a_spec_error(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    from model.errors import InternalError
+
+    _broken_emitter(monkeypatch)
+    with pytest.raises(InternalError) as info:
+        model.load(lama_with(tmp_path, "title: L.L.A.M.A. (LAMA)", "title: bug"), players=3)
+    assert not isinstance(info.value, SpecError)
+
+
+@pytest.mark.parametrize(("how", "debug"), [("syntax", False), ("raises", False),
+                                          ("raises", True)])
+def test_an_unexpected_exception_in_a_command_exits_4_as_a_bug(tmp_path: Path, monkeypatch,
+                                                               how: str, debug: bool) -> None:
+    from click.testing import CliRunner
+
+    from properties.cli import main
+
+    _broken_emitter(monkeypatch, how)
+    if debug:
+        monkeypatch.setenv("RULESPEC_DEBUG", "1")
+    else:
+        monkeypatch.delenv("RULESPEC_DEBUG", raising=False)
+    spec = lama_with(tmp_path, "title: L.L.A.M.A. (LAMA)", f"title: bug {how}")
+    args = ["play", str(spec), "-p", "3", "--seed", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 4, (result.output, result.exception)
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert len(errors) == 1, result.output
+    assert errors[0].startswith("error: this is a bug in rulespec: ")
+    assert ("KeyError: 'no such key'" if how == "raises" else "SyntaxError") in errors[0]
+    assert errors[0].endswith("please report it with the spec and the command: rulespec "
+                              + " ".join(args))
+    assert ("Traceback" in result.output) is debug
+
+
+def test_a_spec_mistake_still_exits_2(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from properties.cli import main
+
+    spec = lama_with(tmp_path, "hand_size: {value: 6", "hand_size: {value: 010")
+    result = CliRunner().invoke(main, ["play", str(spec), "-p", "3"])
+    assert result.exit_code == 2 and "bug in rulespec" not in result.output, result.output
 
 
 # ----------------------------- 6. spec text is text: in Markdown and on a terminal
