@@ -31,12 +31,14 @@ from collections.abc import Iterable, Iterator, Mapping
 import attrs
 
 from . import ir
-from .errors import SpecError
+from .errors import InternalError
 from .fold import fold, substitute
 from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
 from .types import PLAYER, Type
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
+#: The precedence level of each arithmetic operator, for writing chains out (`_chain`).
+_LEVEL = {"+": "+", "-": "+", "*": "*", "//": "*", "%": "*"}
 #: Most IR nodes a written-out (unrolled) comprehension may repeat, to keep code small.
 MAX_UNROLLED_NODES = 400
 
@@ -48,7 +50,7 @@ def global_name(prefix: str, *names: str) -> str:
     """
     for n in names:
         if not IDENTIFIER.fullmatch(n):  # the loader refuses such names; never reached
-            raise SpecError(None, f"internal error: the name {n!r} reached the code generator")
+            raise InternalError(f"the name {n!r} reached the code generator")
     return prefix + "__".join(names)
 
 
@@ -283,8 +285,8 @@ class Emitter:
                     isinstance(b, ir.Const) and b.value):
                 fn = "div" if e.op == "//" else "mod"
                 return f"r.{fn}({self._ex(a)}, {self._ex(b)})"
-            case ir.Bin(op=op, left=a, right=b):
-                return f"({self._ex(a)} {op} {self._ex(b)})"
+            case ir.Bin():
+                return self._chain(e)
             case ir.Cmp(op=op, left=a, right=b) if op in ("in", "notin"):
                 if b.type.name == "zone":
                     z = self.zone_decl(b)
@@ -307,13 +309,29 @@ class Emitter:
                 return self.comp(e)
         raise AssertionError(f"no code for {e!r}")
 
+    def _chain(self, e: ir.Bin) -> str:
+        """`a + b - c` as Python writes it, one pair of parentheses around the whole chain:
+        a left-associated chain of + - (or of *) needs no more, and Python's parser
+        refuses code nested 200 parentheses deep (a spec's chain may be `max_expr_chain`
+        long)."""
+        links: list[tuple[str, ir.Expr]] = []
+        left: ir.Expr = e
+        while isinstance(left, ir.Bin) and left.type.name == "int" and (
+                _LEVEL.get(left.op, left.op) == _LEVEL.get(e.op, e.op)) and not (
+                left.op in ("//", "%") and not (isinstance(left.right, ir.Const)
+                                                and left.right.value)):
+            links.append((left.op, left.right))
+            left = left.left
+        return "(" + self._ex(left) + "".join(f" {op} {self._ex(b)}"
+                                              for op, b in reversed(links)) + ")"
+
     def _offset(self, base: int, index: ir.Expr, name: str) -> str:
         """The slot of `name[index]`: `base` plus the index, checked unless provably in range."""
         index = fold(index)
         family = self.per[name] or "player"
         if isinstance(index, ir.Const):
             if not 0 <= index.value < self.sizes[family]:  # the loader refuses these
-                raise SpecError(None, f"internal error: {name}[{index.value}] is out of range")
+                raise InternalError(f"{name}[{index.value}] is out of range")
             return str(base + index.value)
         code = self.index(index, family, name)
         return f"{base} + {code}" if base else code
@@ -1283,7 +1301,8 @@ def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as exc:  # a bug in the emitter, never the user's fault
-        raise SpecError(None, f"internal error compiling {g.file}: {exc}") from exc
+        raise InternalError(f"the code generated for {g.file} does not compile: "
+                            f"{type(exc).__name__}: {exc}") from exc
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {"__name__": f"rulespec_generated_{g.id}"}
     exec(code, namespace)

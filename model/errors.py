@@ -1,8 +1,11 @@
-"""The errors rulespec raises for bad specs, bad situations and illegal actions.
+"""The errors rulespec raises for bad specs, bad situations and illegal actions, and for
+its own bugs.
 
 Every error a user can cause carries where it happened (file, line, column) and what
 was expected, so the CLI can print one clear line and exit with a distinct code
-instead of a traceback.
+instead of a traceback. `InternalError` is the other kind: a bug in rulespec (the code
+generator emitting Python that does not compile, say), never the user's fault, so it is
+not a `RulespecError`; the CLI reports it, like any unexpected exception, as a bug.
 """
 
 from __future__ import annotations
@@ -49,3 +52,10 @@ class ModelError(RulespecError):
     """The rules led to a situation they do not define (an empty pile drawn from, say)."""
 
     exit_code = 1
+
+
+class InternalError(Exception):
+    """A bug in rulespec, not in its input; the CLI exits with `exit_code` and asks for a
+    report."""
+
+    exit_code = 4

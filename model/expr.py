@@ -8,7 +8,9 @@ Nothing is ever passed to `eval` or `exec`.
 
 An expression is bounded before it is converted: its length (`MAX_EXPR_CHARS`), its
 nesting and its size with every def expanded (`MAX_EXPR_DEPTH`, `MAX_EXPR_NODES`, and
-`MAX_SPEC_EXPR_NODES` for the whole spec), and each whole number in it (`MAX_INT`).
+`MAX_SPEC_EXPR_NODES` for the whole spec), its chains of one operator level such as
+`a + b - c` (`MAX_EXPR_CHAIN`: a chain is long, not deep), and each whole number in it
+(`MAX_INT`). An operator outside the language is named as written (`**`).
 An index known when the spec is loaded (`quit[3]`) must lie in its range.
 """
 
@@ -24,6 +26,7 @@ from . import ir
 from .errors import SpecError, Where
 from .fold import known
 from .limits import (
+    MAX_EXPR_CHAIN,
     MAX_EXPR_CHARS,
     MAX_EXPR_DEPTH,
     MAX_EXPR_NODES,
@@ -62,7 +65,7 @@ FUNCTIONS = {
 EFFECTS = {
     "move": "move(kind, from, to[, n]) n items of a kind (from a pile: the topmost ones)",
     "move_top": "move_top(from_pile, to[, n]) the top n items of a pile",
-    "move_all": "move_all(from, to[, keep=n]) everything, keeping the top n of a pile",
+    "move_all": "move_all(from, to[, keep=n]) everything, keeping the top n of a pile (keep: piles only)",
     "gather": "gather(kinds, to) every item of the given kind(s), wherever it lies",
     "shuffle": "shuffle(pile) a chance event: a uniformly random order",
     "deal": "deal(from_pile, family, n) n items to each player, one at a time from seat 0",
@@ -73,6 +76,12 @@ EFFECTS = {
 _CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
         ast.In: "in", ast.NotIn: "notin"}
 _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//", ast.Mod: "%"}
+#: Python operators outside the language, as written, for the error that refuses them.
+_NOT_BIN = {ast.Pow: "**", ast.Div: "/", ast.MatMult: "@", ast.LShift: "<<",
+            ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&"}
+_NOT_UNARY = {ast.Invert: "~", ast.UAdd: "+"}
+#: The operators of one precedence level: `a + b - c` is `(a + b) - c`, a chain, not nesting.
+_LEVELS = ({ast.Add, ast.Sub}, {ast.Mult, ast.FloorDiv, ast.Mod})
 _REDUCERS = {"any", "all", "sum", "min", "max", "first", "count", "distinct"}
 
 
@@ -112,10 +121,20 @@ class Scope:
 
 @attrs.define
 class _Budget:
-    """The size and depth of one expression as converted so far, defs expanded."""
+    """The size and depth of one expression as converted so far, defs expanded: `depth`
+    counts nesting, `chain` the links of left-associated chains (`a + b + c`) on the way."""
 
     nodes: int = 0
     depth: int = 0
+    chain: int = 0
+
+
+def continues_chain(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether `child` is the left operand of `parent` at the same precedence level, as
+    Python parses `a + b - c` (`(a + b) - c`): one more link of a chain, not nesting."""
+    return (isinstance(parent, ast.BinOp) and isinstance(child, ast.BinOp)
+            and child is parent.left
+            and any(type(parent.op) in level and type(child.op) in level for level in _LEVELS))
 
 
 class ExprParser:
@@ -209,14 +228,19 @@ class ExprParser:
         return tree
 
     def _check_depth(self, tree: ast.AST) -> None:
-        """Refuse a syntax tree nested deeper than MAX_EXPR_DEPTH (walked without recursion)."""
-        stack = [(tree, 0)]
+        """Refuse a syntax tree nested deeper than MAX_EXPR_DEPTH, or with a chain such as
+        `a + b + ...` longer than MAX_EXPR_CHAIN on the way (walked without recursion)."""
+        stack = [(tree, 0, 0)]
         while stack:
-            node, depth = stack.pop()
+            node, depth, chain = stack.pop()
             if depth > MAX_EXPR_DEPTH + 2:  # the Expression/Module and Expr wrappers
                 raise self._err(node, f"this expression nests deeper than the limit of "
                                       f"{MAX_EXPR_DEPTH} (max_expr_depth)")
-            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+            if chain >= MAX_EXPR_CHAIN:  # links after the first operation
+                raise self._err(node, _CHAIN_TOO_LONG)
+            for child in ast.iter_child_nodes(node):
+                link = continues_chain(node, child)
+                stack.append((child, depth + (not link), chain + link))
 
     def _offset(self, lineno: int, col: int) -> int:
         stripped = len(self._text) - len(self._text.lstrip())
@@ -258,16 +282,22 @@ class ExprParser:
         return target
 
     # ------------------------------------------------------------ conversion
-    def convert(self, node: ast.AST, env: dict[str, ir.Expr]) -> ir.Expr:
+    def convert(self, node: ast.AST, env: dict[str, ir.Expr], link: bool = False) -> ir.Expr:
+        """`node` as IR; `link`: it continues a chain (`a + b` of `a + b + c`), so it counts
+        toward MAX_EXPR_CHAIN instead of the nesting depth."""
         budget = self._budget
         assert budget is not None
         budget.nodes += 1
-        budget.depth += 1
+        budget.depth += not link
+        budget.chain += link
         self.scope.nodes += 1
         try:
             if budget.depth > MAX_EXPR_DEPTH:
                 raise self._err(node, self._over("nests deeper than the limit of "
                                                  f"{MAX_EXPR_DEPTH} (max_expr_depth)"))
+            if budget.chain >= MAX_EXPR_CHAIN:
+                raise self._err(node, self._over(_CHAIN_TOO_LONG.removeprefix(
+                    "this expression ")))
             if budget.nodes > MAX_EXPR_NODES:
                 raise self._err(node, self._over(f"has more than {MAX_EXPR_NODES:,} parts "
                                                  "(max_expr_nodes)"))
@@ -277,7 +307,8 @@ class ExprParser:
                                       "(max_spec_expr_nodes)")
             return self._convert(node, env)
         finally:
-            budget.depth -= 1
+            budget.depth -= not link
+            budget.chain -= link
 
     def _over(self, what: str) -> str:
         via = f" (with {', '.join(self._expanding)} expanded)" if self._expanding else ""
@@ -311,7 +342,8 @@ class ExprParser:
                     return ir.Const(-inner.value, INT)
                 return ir.Unary("-", inner, INT)
             case ast.BinOp(op=op, left=left, right=right) if type(op) in _BIN:
-                a, b = self.convert(left, env), self.convert(right, env)
+                a = self.convert(left, env, link=continues_chain(node, left))
+                b = self.convert(right, env)
                 if _BIN[type(op)] == "+" and a.type.name == "list" and b.type.name == "list":
                     return ir.Bin("+", a, b, a.type)
                 self._require(a, INT, left)
@@ -346,6 +378,14 @@ class ExprParser:
                 return self._comprehension("list", elt, gens, env, None)
             case ast.Call():
                 return self._call(node, env)
+            case ast.BinOp(op=op) if type(op) in _NOT_BIN:
+                raise self._err(node, f"the operator {_NOT_BIN[type(op)]} is not part of the "
+                                      "expression language; the arithmetic operators are "
+                                      f"{_ARITHMETIC}")
+            case ast.UnaryOp(op=op) if type(op) in _NOT_UNARY:
+                raise self._err(node, f"the operator {_NOT_UNARY[type(op)]} (in front of a "
+                                      "value) is not part of the expression language; in front "
+                                      f"of a value: not and -; between values: {_ARITHMETIC}")
         raise self._err(node, f"{_describe(node)} is not part of the expression language")
 
     def _name(self, node: ast.AST, name: str, env: dict) -> ir.Expr:
@@ -676,7 +716,18 @@ class ExprParser:
                 self._require(a, INT, at)
         for v in kwargs.values():
             self._require(v, INT, call)
+        if fn == "move_all" and "keep" in kwargs:
+            self._keep_needs_a_pile(call, args[0])
         return ir.Do(where, cite, fn, tuple(args), tuple(sorted(kwargs.items())))
+
+    def _keep_needs_a_pile(self, call: ast.Call, source: ir.Expr) -> None:
+        """`move_all(from, to, keep=n)` keeps the top n of a pile; a bag has no top, so
+        `keep=` on a bag would say nothing (and neither back end could honour it)."""
+        z = self._zone_check(source, call.args[0])
+        if z.order != "pile":
+            keyword = next(k for k in call.keywords if k.arg == "keep")
+            raise self._err(keyword, f"keep= keeps the top items of a pile; {z.name} is a bag "
+                                     "(no top): move everything, or make it a pile")
 
     def _family(self, node: ast.AST) -> ir.Expr:
         """The bare name of a per-player zone family, as deal(stock, hand, 6) takes it."""
@@ -685,6 +736,10 @@ class ExprParser:
             raise self._err(node, "expected the name of a zone with one per player, e.g. hand")
         return ir.Const(z.name, Type("family", ref=z.name))
 
+
+_ARITHMETIC = ", ".join(_BIN.values()) + " (whole numbers only: // divides)"
+_CHAIN_TOO_LONG = (f"this expression chains more than {MAX_EXPR_CHAIN} operations of one "
+                   "level (such as a + b + ...) (max_expr_chain)")
 
 # (min args, max args, argument kinds, keywords)
 _EFFECT_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]] = {

@@ -34,6 +34,7 @@ MAX_YAML_NODES = 100_000         # values in the file, each use of an alias coun
 # ---------------------------------------------------------------- expressions
 MAX_EXPR_CHARS = 2_000           # one expression or statement, as written
 MAX_EXPR_DEPTH = 50              # nesting of one expression, defs expanded
+MAX_EXPR_CHAIN = 100             # links of chains of one level on any path (a + b + ...)
 MAX_EXPR_NODES = 5_000           # parts of one expression, defs expanded
 MAX_SPEC_EXPR_NODES = 200_000    # parts of all expressions of a spec together
 MAX_INT = 10**9                  # any whole number written in a spec, or computed from params

@@ -172,6 +172,10 @@ class _Loader:
     def err(self, path: PathKey, message: str) -> SpecError:
         return self.doc.error(path, message)
 
+    def key_err(self, path: PathKey, message: str) -> SpecError:
+        """An error about the mapping key naming the value at `path` (an unknown key)."""
+        return SpecError(self.doc.key_where(path), message)
+
     def parser(self, path: PathKey) -> ExprParser:
         return ExprParser(self.scope, lambda offset: self.doc.where(path, offset))
 
@@ -408,9 +412,9 @@ class _Loader:
             for v in a.variants:
                 for key, val in v.sets.items():
                     if key not in raw:
-                        raise self.err(("ambiguities", i, "variants", v.name, "set"),
-                                       f"variant sets unknown param {key!r}; declare it under "
-                                       "params")
+                        raise self.key_err(("ambiguities", i, "variants", v.name, "set", key),
+                                           f"variant sets unknown param {short(key)}; declare it "
+                                           "under params")
                     if isinstance(val, str):
                         enum_values.setdefault(key, set()).add(val)
                 if v.name == self.chosen[a.id]:
@@ -473,14 +477,16 @@ class _Loader:
                 for attr, typ in self.scope.kind_attrs.items():
                     if attr in k:
                         if attr not in declared:
-                            raise self.err((*path, attr), f"{attr} is not an attribute of {cls}")
+                            raise self.key_err((*path, attr), f"{attr} is not an attribute of "
+                                                              f"{cls}")
                         values[attr] = self.attr_value((*path, attr), typ, k[attr])
                     else:
                         values[attr] = _default(typ, self.scope.enums)
                 for key in k:
                     if key not in values and key not in _RESERVED_ATTRS:
-                        raise self.err((*path, key), f"unknown attribute {key!r}; declared "
-                                       f"attributes of {cls}: {', '.join(declared) or 'none'}")
+                        raise self.key_err((*path, key), f"unknown attribute {short(key)}; "
+                                           f"declared attributes of {cls}: "
+                                           f"{', '.join(declared) or 'none'}")
                 copies = k["copies"]
                 if isinstance(copies, str):
                     parsed = self.parser((*path, "copies")).expression(copies, None, INT)

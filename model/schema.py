@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 import jsonschema
-from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.exceptions import ValidationError
 
 from .errors import SpecError
 from .limits import IDENTIFIER, short
@@ -52,27 +52,50 @@ def validate(doc: Located) -> None:
     errors = list(_validator().iter_errors(doc.data))
     if not errors:
         return
-    error = best_match(errors, key=_relevance)
+    error = _settle(max(errors, key=_relevance))
     path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties":
+        raise SpecError(doc.key_where((*path, _extra_keys(error)[0])), _explain(error, path))
     bad_key = _bad_key(error)
     if bad_key is not None:
-        inner = _inner(error)
-        raise SpecError(doc.key_where((*path, bad_key)), _explain(inner, path, what="key"))
+        raise SpecError(doc.key_where((*path, bad_key)), _explain(error, path, what="key"))
     raise doc.error(path, _explain(error, path))
 
 
-def _inner(error: ValidationError) -> ValidationError:
-    while error.context:
-        error = best_match(error.context, key=_relevance)
+def _settle(error: ValidationError) -> ValidationError:
+    """The error a oneOf or anyOf comes down to: the one of the alternative the value was
+    meant for (the mapping form whose required keys it has, not the plain-text form it is
+    not), repeated through nested alternatives."""
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        sub = [e for e in error.context if e.validator != "not"]
+        chosen = _chosen_branch(error)
+        if chosen is not None:
+            sub = [e for e in sub if e.relative_schema_path[0] == chosen] or sub
+        sub = [e for e in sub if not _other_type(e, error)] or sub
+        if not sub:
+            break
+        error = max(sub, key=_relevance)
     return error
+
+
+def _other_type(branch: ValidationError, parent: ValidationError) -> bool:
+    """Whether an alternative failed only because the value is of another type (text
+    where a mapping is written): it says least about what is wrong."""
+    return branch.validator == "type" and list(branch.absolute_path) == list(
+        parent.absolute_path)
+
+
+def _extra_keys(error: ValidationError) -> list[str]:
+    """The keys an `additionalProperties: false` mapping has but may not, as written."""
+    allowed = error.schema.get("properties", {})
+    return [k for k in error.instance if k not in allowed]
 
 
 def _bad_key(error: ValidationError) -> str | None:
     """The mapping key a `propertyNames` violation is about (else None)."""
-    inner = _inner(error)
-    if "propertyNames" not in inner.absolute_schema_path:
+    if "propertyNames" not in error.absolute_schema_path:
         return None
-    return inner.instance if isinstance(inner.instance, str) else None
+    return error.instance if isinstance(error.instance, str) else None
 
 
 def _relevance(error: ValidationError):
@@ -88,9 +111,8 @@ def _explain(error: ValidationError, path: tuple, what: str = "") -> str:
         where = f"a {what} in {where}"
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(allowed))
-        return (f"unknown key {', '.join(short(x) for x in extra[:5])} in {where}; expected one "
-                "of: " + ", ".join(allowed))
+        return (f"unknown key {short(_extra_keys(error)[0])} in {where}; expected one of: "
+                + ", ".join(allowed))
     if error.validator == "required":
         return f"{where}: {error.message.replace('is a required property', 'is required')}"
     if error.validator == "type":
@@ -111,14 +133,6 @@ def _explain(error: ValidationError, path: tuple, what: str = "") -> str:
     if error.validator == "maxLength":
         return (f"{where}: {short(error.instance)} is longer than the limit of "
                 f"{error.validator_value} characters")
-    if error.validator in ("oneOf", "anyOf"):
-        sub = [e for e in (error.context or []) if e.validator != "not"]
-        chosen = _chosen_branch(error)
-        if chosen is not None:
-            sub = [e for e in sub if e.relative_schema_path[0] == chosen] or sub
-        if sub:
-            inner = best_match(sub, key=_relevance)
-            return _explain(inner, tuple(inner.absolute_path))
     return f"{where}: {error.message[:200]}"
 
 

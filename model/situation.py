@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -50,7 +50,12 @@ MAX_NUMBER = 10**9
 MAX_SEED = 2**63
 MAX_STEP = 2**32
 
-Locate = Callable[[tuple], Where]
+class Locate(Protocol):
+    """Where the value at a path of a situation is, or (`key`) the key naming it."""
+
+    def __call__(self, path: tuple, key: bool = False) -> Where: ...
+
+
 KNOWN_KEYS = ("game", "players", "round", "active", "last_actor", "terminal", "seed", "step",
               "zones", "vars", "note")
 
@@ -90,8 +95,8 @@ def _byte_where(file: str, raw: bytes, offset: int) -> Where:
 def locator(doc: Located | None, file: str, prefix: tuple = ()) -> Locate:
     """Where a path inside a situation is: its line and column when read from a file."""
     if doc is None:
-        return lambda path: Where(file)
-    return lambda path: doc.where((*prefix, *path))
+        return lambda path, key=False: Where(file)
+    return lambda path, key=False: (doc.key_where if key else doc.where)((*prefix, *path))
 
 
 # ------------------------------------------------------------------ writing
@@ -158,15 +163,16 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
     variables the situation leaves out take their contents from there.
     """
 
-    def fail(path: tuple, message: str) -> SpecError:
-        return SpecError(where(path), message)
+    def fail(path: tuple, message: str, key: bool = False) -> SpecError:
+        """An error at the value at `path`, or (`key`) at the key naming it."""
+        return SpecError(where(path, key), message)
 
     if not isinstance(data, Mapping):
         raise fail((), "a situation is a mapping with players, active, zones and vars")
-    extra = sorted(str(k) for k in data if k not in KNOWN_KEYS)
+    extra = [k for k in data if k not in KNOWN_KEYS]
     if extra:
-        raise fail((), f"unknown key(s) {', '.join(extra)}; expected some of "
-                       f"{', '.join(KNOWN_KEYS)}")
+        raise fail((extra[0],), f"unknown key {show_value(extra[0])}; expected some of "
+                                f"{', '.join(KNOWN_KEYS)}", key=True)
     P = g.players
     if "game" in data and data["game"] != g.id:
         raise fail(("game",), f"this situation is for {show_value(data['game'])}, not {g.id}")
@@ -196,7 +202,7 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
         path = ("vars", name)
         if name not in decls:
             raise fail(path, f"unknown variable {show_value(name)}; variables: "
-                             f"{', '.join(decls) or 'none'}")
+                             f"{', '.join(decls) or 'none'}", key=True)
         decl = decls[name]
         base, n = layout.var_base[name], layout.var_count[name]
         values = [value] if decl.per is None else _members(g, decl.per, value, n, fail, path,
@@ -261,10 +267,10 @@ def _members(g: ir.GameIR, per: str, value: Any, n: int, fail, path: tuple, what
     with names) a mapping of member name to entry."""
     names = member_names(g, per)
     if isinstance(value, Mapping) and per != "player":
-        unknown = [str(k) for k in value if k not in names]
+        unknown = [k for k in value if k not in names]
         if unknown:
-            raise fail(path, f"{what}: {show_value(unknown[0])} is not a {per}; members: "
-                             f"{', '.join(names)}")
+            raise fail((*path, unknown[0]), f"{what}: {show_value(str(unknown[0]))} is not a "
+                                            f"{per}; members: {', '.join(names)}", key=True)
         return [value.get(name) for name in names]
     if not isinstance(value, list) or len(value) != n:
         raise fail(path, f"{what} is one per {per}: give a list of {n} entries "
@@ -289,7 +295,7 @@ def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]],
     for name in zones:
         if name not in layout.zone_base:
             raise fail(("zones", name), f"unknown zone {show_value(name)}; zones: "
-                                        f"{', '.join(layout.zone_base)}")
+                                        f"{', '.join(layout.zone_base)}", key=True)
     rest_of: dict[str, int] = {}  # item class -> the zone slot that takes the rest
     tops: dict[int, list[int]] = {}
     for d in g.zones:

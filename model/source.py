@@ -2,7 +2,11 @@
 
 `read_yaml` reads a spec, situation or replay file as untrusted input: at most
 `MAX_FILE_BYTES`, UTF-8 text without control characters, one YAML document of plain
-data (mappings, lists, text, whole numbers, yes/no, null). YAML tags (`!!python/...`,
+data (mappings, lists, text, whole numbers, yes/no, null). A number is written in plain
+decimal digits: the YAML 1.1 forms that read as another number (`010` is 8, `0x10`,
+`0b10`, `1_000`, `1:30` is 90) and YAML 1.2's `0o10` are refused, and so is text holding
+a control character (but tab and newline), which a quoted scalar's escapes can write and
+which would drive a terminal it is printed on. YAML tags (`!!python/...`,
 `!!str`, on values and on keys) are refused; aliases are allowed, but every use counts
 in full toward `MAX_YAML_NODES`, so an alias bomb stops at the limit instead of
 filling memory; nesting stops at `MAX_YAML_DEPTH`. The document is built from the
@@ -32,6 +36,16 @@ _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: The longest whole number any file may hold, in digits (a seed fits; the spec loader
 #: applies its own, smaller limit, `max_int`, to the numbers of a spec).
 MAX_FILE_INT_DIGITS = 18
+
+_INT, _FLOAT, _STR = (f"tag:yaml.org,2002:{t}" for t in ("int", "float", "str"))
+#: What makes a number YAML 1.1 resolves read differently from its decimal digits: a
+#: leading zero (octal) or a 0b/0x prefix, `_` between digits, `:` (base 60).
+_YAML11_NUMBER = re.compile(r"^[-+]?0[0-9bx_]|_|:")
+#: Numbers of YAML 1.2 that YAML 1.1 leaves as text.
+_YAML12_NUMBER = re.compile(r"[-+]?0o[0-7]+")
+
+#: Control characters a value may not hold: C0 but tab and newline, DEL, C1.
+_CONTROL_IN_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 # What YAML allows in a file (its "printable" set, YAML 1.1 section 5.1), as a negated class.
 _NOT_PRINTABLE = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -266,6 +280,9 @@ class _Builder:
     def _scalar(self, event: Any) -> Any:
         """The value of a plain or quoted scalar: text, a whole number, a float, yes/no, null."""
         tag = self.loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if not event.style:
+            self._refuse_surprising_number(event, tag)
+        self._refuse_control(event)
         if tag == "tag:yaml.org,2002:str" or tag == "tag:yaml.org,2002:timestamp":
             return event.value
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
@@ -283,6 +300,30 @@ class _Builder:
             return None
         return event.value  # any other implicit tag (merge, value): its text
 
+    def _refuse_control(self, event: Any) -> None:
+        """Refuse text holding a control character (but tab and newline), as a quoted
+        scalar's escapes (`"\\e"`, `"\\r"`, `"\\x9b"`) can write one: printed, it could
+        drive the terminal (set its title, overwrite a line)."""
+        m = _CONTROL_IN_TEXT.search(event.value)
+        if m:
+            raise self.fail(event, f"the text holds the control character U+{ord(m.group()):04X}"
+                                   "; text in a file is printable (tab and newline allowed)")
+
+    def _refuse_surprising_number(self, event: Any, tag: str) -> None:
+        """Refuse a plain scalar that YAML 1.1 reads as a number other than its digits say
+        (`010` is 8, `0x10` 16, `1_000` 1000, `1:30` 90), or that a YAML 1.2 reader would
+        take for a number (`0o10`): such a value is a number only in plain decimal."""
+        text = event.value
+        if tag in (_INT, _FLOAT) and _YAML11_NUMBER.search(text):
+            meant = self.loader.construct_yaml_int(_node(event, tag)) if tag == _INT else (
+                self.loader.construct_yaml_float(_node(event, tag)))
+            raise self.fail(event, f"{short(text)} is a YAML 1.1 number form that reads as "
+                                   f"{meant!r}; write a number in plain decimal digits (no "
+                                   "leading zero, prefix, _ or :), or quote text")
+        if tag == _STR and _YAML12_NUMBER.fullmatch(text):
+            raise self.fail(event, f"{short(text)} is a number in YAML 1.2 but text in YAML "
+                                   "1.1; write a number in plain decimal digits, or quote text")
+
     def _key(self, frame: _Frame, event: Any) -> None:
         if not isinstance(event, yaml.ScalarEvent):
             raise self.fail(event, "a mapping key must be a plain value (text or a number)")
@@ -294,6 +335,10 @@ class _Builder:
             raise self.fail(event, f"duplicate key {short(key)}")
         frame.key = key
         frame.key_mark = (event.start_mark.line + 1, event.start_mark.column + 1)
+
+
+def _node(event: Any, tag: str) -> yaml.ScalarNode:
+    return yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
 
 
 def _written(tag: str) -> str:

@@ -184,8 +184,7 @@ def check_one(tmp: Path, spec_text: str, players: int, seed: int) -> str:
                     _play(game, s)
                 except ModelError:
                     return "model error"
-    except SpecError as exc:
-        assert "internal error" not in str(exc), exc
+    except SpecError:  # a bug in rulespec is an InternalError, not a SpecError: it fails
         return "spec error"
     finally:  # a soak loads thousands of specs: keep neither their games nor their sources
         model.game._GAMES.clear()

@@ -127,7 +127,7 @@ def test_generated_names_cannot_collide() -> None:
     from model.codegen import global_name
 
     assert global_name("IA_", "board_a", "b") != global_name("IA_", "board", "a_b")
-    with pytest.raises(SpecError, match="internal error"):
+    with pytest.raises(model.InternalError, match="reached the code generator"):
         global_name("KA_", "x\nimport os")
 
 
@@ -183,7 +183,7 @@ DRAW_WHEN = "when: \"phase == 'play' and can_draw and in_round > 1\""
     ("long", "in_round > 1 and " * 200 + "True", "max_expr_chars"),
     ("deep_not", "not " * 400 + "True", "max_expr_depth"),
     ("deep_minus", "in_round > " + "-" * 1500 + "1", "max_expr_depth"),
-    ("long_sum", "in_round > " + "1 + " * 450 + "1", "max_expr_depth"),
+    ("long_sum", "in_round > " + "1 + " * 450 + "1", "max_expr_chain"),
     ("huge_literal", "in_round > 10000000000", "max_int"),
     ("huge_digits", "in_round > " + "9" * 1900, "max_int"),
 ], ids=lambda x: x if isinstance(x, str) and len(x) < 20 else "")

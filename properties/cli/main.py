@@ -2,8 +2,8 @@
 show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
-situation file or bad arguments. A user's mistake is one clear line on stderr, never a
-Python traceback.
+situation file or bad arguments; 4 a bug in rulespec (bug.py). A user's mistake is one
+clear line on stderr, never a Python traceback.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ from model import RulespecError
 from model.safe_write import make_folder, write_text
 
 from ..concrete import trace as tr
+from .bug import report_bug
 from .check import all_specs
 from .diff import diff as diff_command
 from .options import z3_budget_option
 from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite
 from .rows import Row
 from .stats import stats as stats_command
+from .terminal import escaped_output
 
 if TYPE_CHECKING:
     from ..symbolic.witness import Trace
@@ -63,12 +65,21 @@ COUNT = click.IntRange(min=1)
 
 
 class _Group(click.Group):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["rulespec.argv"] = list(args)  # for a bug report (bug.py)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except RulespecError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(exc.exit_code)
+        with escaped_output():  # no control character from a spec reaches the terminal
+            try:
+                return super().invoke(ctx)
+            except RulespecError as exc:
+                click.echo(f"error: {exc}", err=True)
+                sys.exit(exc.exit_code)
+            except (click.ClickException, click.exceptions.Exit, click.Abort):
+                raise
+            except Exception as exc:  # not the user's fault: a bug in rulespec
+                report_bug(exc, ctx.meta.get("rulespec.argv", ()))
 
 
 @click.group(cls=_Group)

@@ -125,7 +125,8 @@ class Progress:
         if self._ticker is not None:
             self._ticker.join()
         if self.terminal and self._width:
-            self.write("\r" + " " * self._width + "\r")
+            self.write("\r" + " " * self._width)  # a write may only begin with \r (terminal.py)
+            self.write("\r")
 
     def left(self) -> float:
         """Seconds of work left, spread over the workers (an estimate)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..concrete.text_safety import code_span, markdown_cell
 from .checks import UNCHANGED, PropertyPair
 from .parting import Parting
 from .rules import Change, RulesDiff
@@ -224,16 +225,16 @@ def _properties_text(r: Report) -> list[str]:
 
 
 # ------------------------------------------------------------------ markdown
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+_md = markdown_cell  # spec text in the Markdown report: in a table cell or on one line
 
 
 def _code(text: str) -> str:
-    return f"`{_md(text)}`" if text else ""
+    """Spec text as code in a table cell (nothing, when there is none)."""
+    return code_span(text, cell=True) if text else ""
 
 
 def markdown(r: Report) -> str:
-    out = [f"## rulespec diff: `{r.old.label}` → `{r.new.label}`", "",
+    out = [f"## rulespec diff: {code_span(r.old.label)} → {code_span(r.new.label)}", "",
            f"**{r.verdict()}** Players compared: {_counts(list(r.players))}.", "",
            "### What changed in the rules", "", r.rules.summary() + ".", ""]
     if r.rules.changes:
@@ -247,7 +248,7 @@ def markdown(r: Report) -> str:
         out += [f"> **Warning:** {_md(w)}", ""]
     out += ["### Where play parts", ""]
     if r.searched:
-        out += [r.searched, ""]
+        out += [_md(r.searched), ""]
     for p in r.partings:
         if not p.parted:
             out.append(f"- **{p.players} players:** {_md(p.status.replace('_', ' '))} — "
@@ -256,9 +257,9 @@ def markdown(r: Report) -> str:
             continue
         out.append(f"- **{p.players} players:** {_md(p.summary())} (found by {p.how})")
         if p.actions:
-            out.append(f"  - game from the deal: `{' / '.join(p.actions)}`")
+            out.append(f"  - game from the deal: {code_span(' / '.join(p.actions))}")
         for cmd, what in r.replay_commands(p.players):
-            out.append(f"  - under {what}: `{cmd}`")
+            out.append(f"  - under {_md(what)}: {code_span(cmd)}")
         out += ["", f"  | {_md(_step_words(p))} | old | new |", "  |---|---|---|"]
         for name, o, n in _side_rows(p):
             out.append(f"  | {_md(name)} | {_md(o)} | {_md(n)} |")
@@ -273,7 +274,7 @@ def markdown(r: Report) -> str:
         for x in r.properties:
             mark = "" if x.change == "same" else f"**{x.change}**"
             if x.replay:
-                mark += f" (`rulespec replay {x.replay}`)"
+                mark += f" ({_code(f'rulespec replay {x.replay}')})"
             out.append(f"| {_md(_row_at(x))} | {_md(x.property)} | {_md(x.old_status)} | "
                        f"{_md(x.new_status)} | {mark} |")
     if r.statistics is None:

@@ -11,6 +11,8 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..concrete.text_safety import code_span as _code
+from ..concrete.text_safety import markdown_cell as _md
 from . import intervals as iv
 
 if TYPE_CHECKING:  # types only: stats imports these modules to render itself
@@ -301,11 +303,3 @@ def html_page(title: str, *fragments: str) -> str:
 
 def _h(text: str) -> str:
     return html.escape(text, quote=True)
-
-
-def _code(text: str) -> str:
-    return "`" + text.replace("`", "'") + "`"
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")

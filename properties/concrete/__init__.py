@@ -6,5 +6,6 @@
 - `pairwise`: covering arrays of variant configurations;
 - `coverage`: which actions, clauses and end conditions the runs exercised;
 - `trace`: readable, replayable traces (replay files), checked step by step;
-- `clarify`: a clarification's example played, and what the model did not do as expected.
+- `clarify`: a clarification's example played, and what the model did not do as expected;
+- `text_safety`: spec text made safe to show, in Markdown and on a terminal.
 """

@@ -217,10 +217,11 @@ def read_replay(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise fail((), "a replay file is a mapping with spec, players, actions, and a seed or "
                        "recorded shuffles")
-    unknown = sorted(str(k) for k in data if k not in REPLAY_KEYS)
-    if unknown:
-        raise fail((), f"unknown key(s) {', '.join(unknown)}; a replay file has "
-                       f"{', '.join(REPLAY_KEYS)}")
+    unknown = [k for k in data if k not in REPLAY_KEYS]
+    if unknown:  # at the first of them, as written
+        raise SpecError(doc.key_where((unknown[0],)), f"unknown key(s) "
+                        f"{', '.join(map(str, unknown))}; a replay file has "
+                        f"{', '.join(REPLAY_KEYS)}")
     missing = [k for k in ("spec", "players", "actions") if k not in data]
     if missing or not ("seed" in data or "shuffles" in data):
         raise fail((), "a replay file has spec, players, actions, and a seed or recorded "
