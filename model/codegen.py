@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import attrs
 
 from . import ir
-from .errors import InternalError
+from .errors import InternalError, SpecError, Where
 from .fold import fold, substitute
 from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
 from .types import PLAYER, Type
@@ -330,8 +330,12 @@ class Emitter:
         index = fold(index)
         family = self.per[name] or "player"
         if isinstance(index, ir.Const):
-            if not 0 <= index.value < self.sizes[family]:  # the loader refuses these
-                raise InternalError(f"{name}[{index.value}] is out of range")
+            if not 0 <= index.value < self.sizes[family]:
+                # the spec's mistake, not ours: an index that is a constant only once the
+                # player count is known (hand[p + 1] for the last seat p) runs past the end
+                raise SpecError(Where(self.g.file), f"{name}[...] reaches {name}[{index.value}] "
+                                f"with {self.g.players} players, out of range (the index must "
+                                f"be 0 to {self.sizes[family] - 1})")
             return str(base + index.value)
         code = self.index(index, family, name)
         return f"{base} + {code}" if base else code

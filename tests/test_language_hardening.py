@@ -307,6 +307,22 @@ def test_a_spec_mistake_still_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "bug in rulespec" not in result.output, result.output
 
 
+def test_an_index_that_runs_past_the_last_seat_is_the_specs_mistake(tmp_path: Path) -> None:
+    """chips[p + 1] is a constant only once the players are counted: for the last seat it
+    runs past the end. That is the spec's mistake (exit 2, the file and the index named),
+    not a bug in rulespec (exit 4), as a rule designer's index slip once was."""
+    from click.testing import CliRunner
+
+    from properties.cli import main
+
+    spec = lama_with(tmp_path, "worth(chips[p], value)", "worth(chips[p + 1], value)")
+    err = spec_error(spec, players=3)
+    assert "chips[3] with 3 players, out of range (the index must be 0 to 2)" in str(err)
+    result = CliRunner().invoke(main, ["play", str(spec), "-p", "3"])
+    assert result.exit_code == 2 and "bug in rulespec" not in result.output, result.output
+    assert str(spec) in result.output
+
+
 # ----------------------------- 6. spec text is text: in Markdown and on a terminal
 HOSTILE = ("<img src=x onerror=alert(1)> [click](javascript:alert(1)) ![i](x) *bold* "
            "a | b ``` `` ` &amp;\n# a heading\n    code\n1. item\n> quote\n[ref]: javascript:x")
