@@ -94,15 +94,12 @@ def _copy_lama(tmp_path: Path, edit: tuple[str, str] | None = None) -> Path:
 
 def test_the_stored_results_are_keyed_by_the_rules_not_the_prose(tmp_path: Path) -> None:
     amb = next(a for a in _ambiguities("lama") if a.id == "next_round_starter")
-    how = partings.Search()
-    key = partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 3], how)
+    key = partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 3])
     reworded = _copy_lama(tmp_path / "a", (amb.question, amb.question + " (reworded)"))
-    assert partings.digest(reworded, amb, "first_seat", [4, 3], how) == key
-    assert partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 3],
-                           partings.Search(z3_limit=1)) != key
-    assert partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 5], how) != key
+    assert partings.digest(reworded, amb, "first_seat", [4, 3]) == key
+    assert partings.digest(SPEC_DIR / "lama.yaml", amb, "first_seat", [4, 5]) != key
     changed = _copy_lama(tmp_path / "b", ("points: 10, copies: 8", "points: 7, copies: 8"))
-    assert partings.digest(changed, amb, "first_seat", [4, 3], how) != key
+    assert partings.digest(changed, amb, "first_seat", [4, 3]) != key
     with pytest.raises(SpecError, match="no stored parting game"):
         build(str(changed), store=STORE, stored_only=True)
 
@@ -135,11 +132,12 @@ def test_a_search_stores_its_games_and_the_next_build_replays_them(tmp_path: Pat
                for m in redo)
 
 
-def test_a_bound_reached_with_another_second_try_is_searched_again(
+def test_a_bound_reached_with_another_search_is_searched_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A stored bound stands only for the second try it had: one from another try (an older
-    store, before the proof's z3 units were kept with it) is searched again, and one with
-    today's is kept."""
+    """A stored bound stands only for the search and second try it had: one from another
+    (an older store, or a search with seconds where budgets are now z3 units) is searched
+    again, and one with today's is kept. A parting game or a proof stands whatever search
+    found it."""
     store = tmp_path / "store"
     shutil.copytree(STORE, store)
     key = "show_llama_legality=any_llama"
@@ -151,9 +149,14 @@ def test_a_bound_reached_with_another_second_try_is_searched_again(
         return None, []
 
     monkeypatch.setattr(partings, "search", search)
-    for second_try, again in (([120.0, 2000, 200], True), (partings.Search().second_try(), False)):
+    today = partings.Search()
+    for first, second_try, again in (
+            (today.search(), [120.0, 2000, 200], True),
+            ([20.0, 200, 100], today.second_try(), True),
+            (today.search(), today.second_try(), False)):
         data = model.source.read_yaml(store / "kadabra.yaml").data
-        data["readings"][key].update(status="bounded", how="z3", second_try=second_try,
+        data["readings"][key].update(status="bounded", how="z3", search=first,
+                                     second_try=second_try,
                                      shown="from every deal the first 4 action(s) behave alike "
                                            "(z3)")
         (store / "kadabra.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")

@@ -129,11 +129,12 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
              how: Search, store: Store | None, stored_only: bool, say: Say) -> Parting:
     """A reading's parting game: stored, else searched (and stored)."""
     counts = partings.counts_to_try(g, players)
-    key = partings.digest(path, amb, reading, counts, how)
+    key = partings.digest(path, amb, reading, counts)
     entry = store.get(amb, reading, key) if store is not None else None
-    if entry is not None and entry.get("status") == "bounded" and not stored_only \
-            and entry.get("second_try") != how.second_try():
-        entry = None  # reached a bound with another second try: search again
+    if entry is not None and entry.get("status") not in ("parted", "proved_same") \
+            and not stored_only and (entry.get("search") != how.search()
+                                     or entry.get("second_try") != how.second_try()):
+        entry = None  # left undecided by another search: search again
     if entry is not None:
         shown = _stored(store, entry, amb, reading)
         if shown is not None:
@@ -168,7 +169,8 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
     verdict = partings.not_parted(reading, tried)
     if store is not None:
         store.put(amb, reading, {"digest": key, "status": verdict.status, "how": verdict.how,
-                                 "shown": verdict.shown, "second_try": how.second_try()}, None)
+                                 "shown": verdict.shown, "search": how.search(),
+                                 "second_try": how.second_try()}, None)
     return verdict
 
 

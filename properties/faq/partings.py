@@ -41,7 +41,8 @@ from ..symbolic.queries.parting import PROOF_UNITS, WITH_INVARIANTS
 from .effects import GAMES, Effect
 
 #: Bumped when what a stored result means changes; older stores are searched again.
-STORE_VERSION = 1
+#: 2: the key is the rules alone; the search that left a reading undecided is kept with it.
+STORE_VERSION = 2
 Say = Callable[[str], None]
 
 
@@ -113,6 +114,12 @@ class Search:
     #: how many times the random games the concrete search then plays there (a rare
     #: situation: a bout played out to the last card, say), with twice the Hypothesis games
     longer: int = 10
+
+    def search(self) -> list[float]:
+        """What the first search at each count is (kept with a result that did not part
+        the readings, so that another search looks again): z3's budget, the random and
+        Hypothesis games."""
+        return [self.z3_limit, self.games, self.examples]
 
     def second_try(self) -> list[float]:
         """What the second try at a count with no parting game is (kept with its result, so
@@ -340,13 +347,12 @@ def play_form(g: ir.GameIR) -> str:
     return repr(parts)
 
 
-def digest(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int],
-           how: Search) -> str:
-    """What decides a reading's result: both readings' rules at every count, and the search
-    (the statistics' games are kept with the statistics)."""
-    h = hashlib.sha256(repr((STORE_VERSION, amb.id, amb.default, reading,
-                             (how.z3_limit, how.games, how.examples))).encode())
-    # (the statistics' games and the proof's time are kept with the result they decide)
+def digest(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int]) -> str:
+    """What decides a reading's result: both readings' rules at every count. A parting game
+    or a proof holds whatever search found it; a result that left the readings undecided
+    keeps its search beside it (`Search.search`, `second_try`), and so do the statistics
+    their games."""
+    h = hashlib.sha256(repr((STORE_VERSION, amb.id, amb.default, reading)).encode())
     for n in counts:
         for v in (amb.default, reading):
             h.update(play_form(model.load_ir(spec, players=n, variants={amb.id: v})).encode())
