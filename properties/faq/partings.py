@@ -489,15 +489,24 @@ def replay_name(game: str, key: str) -> str | None:
     return name if _REPLAY_NAME.fullmatch(name) else None
 
 
+#: What a stored result may say (Parting.status).
+STATUSES = ("parted", "proved_same", "bounded", "none_in_games")
+
+
 def _sound(key: str, entry: dict[str, Any], game: str) -> dict[str, Any]:
     """A stored entry with what cannot be trusted taken out (a store is a file anybody may
     have edited): a replay name other than the one this store gives the entry's reading
-    (`replay_name`), statistics that do not read back. An entry so mended no longer
-    matches and is searched again."""
+    (`replay_name`), a status this tool does not write (or, but for a parting game, no
+    sentence saying what was shown), statistics that do not read back. An entry so mended
+    no longer matches and is searched again."""
     out = dict(entry)
     name = out.get("replay")
     if name is not None and name != replay_name(game, key):
         out.pop("replay")
+        out["digest"] = None
+    status, shown = out.get("status"), out.get("shown")
+    if status not in STATUSES or not isinstance(out.get("how", ""), str) or (
+            status != "parted" and not (isinstance(shown, str) and shown)):
         out["digest"] = None
     stats = out.get("statistics")
     if stats is not None:
