@@ -61,7 +61,7 @@ ambiguities:
     rationale: The rulebook does not say.
 """
 CHECK = ("-p", "2", "--games", "3", "--examples", "2", "--steps", "10", "--no-z3", "--jobs", "1")
-FAQ = ("--z3-timeout", "0", "--games", "3", "--examples", "0", "--statistics-games", "0")
+FAQ = ("--z3-budget", "0", "--games", "3", "--examples", "0", "--statistics-games", "0")
 
 
 def _settings(examples: int = FUZZ_EXAMPLES) -> settings:
@@ -388,8 +388,7 @@ def output_paths(draw: st.DrawFn, base: Path) -> str:
 
 #: (command, the option, whether it names a folder); cheap runs on coin.
 OUTPUTS = [
-    (["check", "{spec}", "--no-cache", "--profile", "none", "--games", "1", "--no-z3", "-p",
-      "2", "--jobs", "1"], "--json", False),
+    (["check", "{spec}", "--no-cache", *CHECK], "--json", False),
     (["stats", "{spec}", "-p", "2", "--games", "4", "--jobs", "1"], "--json", False),
     (["stats", "{spec}", "-p", "2", "--games", "4", "--jobs", "1"], "--markdown", False),
     (["stats", "{spec}", "-p", "2", "--games", "4", "--jobs", "1"], "--html", False),
@@ -459,6 +458,5 @@ def test_timings_of_any_number_are_only_an_estimate(tmp_path: Path, seconds: str
     folder.mkdir()
     jobs = ", ".join(f'"{job}": {seconds}' for job in ("configuration coin 2p", "spec_valid coin"))
     (folder / "timings.json").write_text(f'{{"seconds": {{{jobs}}}}}')
-    r = run(["check", str(coin(tmp_path / "game")), *CHECK, "--profile", "none"],
-            env={"RULESPEC_CACHE": str(folder)})
+    r = run(["check", str(coin(tmp_path / "game")), *CHECK], env={"RULESPEC_CACHE": str(folder)})
     assert r.exit_code == 0, r.stderr
