@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 #: What a refusal says about a symbolic link.
@@ -113,6 +115,24 @@ def _temporary(path: Path) -> tuple[int, str]:
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
 
 
+def _unusable(check: Callable[[Path], str | None]) -> Callable[[Path], str | None]:
+    """`check`, saying also why a path no file can have (a NUL in it, a name longer than
+    the system allows, a loop of links) is refused, where `os.stat` would raise."""
+
+    @functools.wraps(check)
+    def checked(path: Path) -> str | None:
+        if "\0" in str(path):
+            return "a path cannot hold a NUL character"
+        try:
+            return check(Path(path))
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return f"cannot write here: {reason}"
+
+    return checked
+
+
+@_unusable
 def output_file_problem(path: Path) -> str | None:
     """Why a command could not write the file `path`, or None: a link or a folder in its
     place, or no writable folder to hold it. Nothing is created."""
@@ -133,6 +153,7 @@ def output_file_problem(path: Path) -> str | None:
     return None
 
 
+@_unusable
 def output_folder_problem(folder: Path) -> str | None:
     """Why a command could not make `folder` and write files into it, or None: a link or
     a file in its place (or above it, where folders would be made), or no permission.

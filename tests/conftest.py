@@ -11,12 +11,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 @pytest.fixture(autouse=True, scope="session")
 def _result_cache(tmp_path_factory: pytest.TempPathFactory):
     """`rulespec check` keeps results in $RULESPEC_CACHE (default .rulespec-cache/ in the
-    current folder): point it at a folder of this session, so no test writes into the
-    checkout and no test reads what an earlier session left there."""
-    saved = os.environ.get("RULESPEC_CACHE")
+    current folder), signed with a secret in the user's state directory
+    ($RULESPEC_CACHE_SECRET_FILE moves it): point both at folders of this session, so no
+    test writes into the checkout or the user's home and no test reads what an earlier
+    session left there."""
+    names = ("RULESPEC_CACHE", "RULESPEC_CACHE_SECRET_FILE")
+    saved = {name: os.environ.get(name) for name in names}
     os.environ["RULESPEC_CACHE"] = str(tmp_path_factory.mktemp("rulespec-cache"))
+    os.environ["RULESPEC_CACHE_SECRET_FILE"] = str(
+        tmp_path_factory.mktemp("rulespec-state") / "cache-secret")
     yield
-    if saved is None:
-        os.environ.pop("RULESPEC_CACHE", None)
-    else:
-        os.environ["RULESPEC_CACHE"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -199,7 +199,10 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored_with_a_warning(tmp_path: Pat
     configurations[2].write_bytes(b"\xff\xfe\x00garbage")
     code, _, err, data = check(str(lama), *SMALL, cache=cache, json_to=tmp_path / "b.json")
     assert decided(code, data)
-    assert len(re.findall(r"^warning: ignoring the cache file .*\.json: ", err, re.M)) == 3, err
+    # the two that are not entries, and the edited one, which no longer verifies
+    assert len(re.findall(r"^warning: ignoring the cache file .*\.json: ", err, re.M)) == 2, err
+    assert len(re.findall(r"^warning: ignoring cache entries that this user did not write ",
+                          err, re.M)) == 1, err
     assert without_times(data) == without_times(first)
     # the three were computed again and written back whole
     _, _, err, data = check(str(lama), *SMALL, cache=cache, json_to=tmp_path / "c.json")
@@ -373,3 +376,118 @@ def _configurations(spec: str, players: int = 2) -> int:
     from properties.concrete.stateful import PROFILES, configurations
 
     return len(configurations(model.load_ir(spec, players=players), PROFILES["ci"], [players]))
+
+
+# ------------------------------------------------------------------ a cache nobody here wrote
+COIN = Path(__file__).parent / "specs"
+#: Coin with an invariant its first `stop` breaks: the invariants row fails.
+NEVER_STOPPED = ("\ninvariants:\n"
+                 "  - {name: never_stopped, when: \"not stopped\", cite: coin.en#L1}\n")
+TINY = ("-p", "2", "--games", "3", "--examples", "2", "--steps", "10", "--no-z3", "--jobs", "1")
+
+
+def failing_coin(folder: Path) -> Path:
+    """A copy of tests/specs/coin.yaml (with its rulebook) whose invariants row fails."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "rulebooks").mkdir(exist_ok=True)
+    (folder / "rulebooks" / "coin.en.txt").write_bytes(
+        (COIN / "rulebooks" / "coin.en.txt").read_bytes())
+    path = folder / "coin.yaml"
+    path.write_text((COIN / "coin.yaml").read_text(encoding="utf-8") + NEVER_STOPPED,
+                    encoding="utf-8")
+    return path
+
+
+def passing(entry: dict) -> dict:
+    """An entry's result edited to say that every property holds."""
+    result = json.loads(json.dumps(entry["result"]))
+    if "outcomes" in result:
+        result["findings"] = {}
+        for outcome in result["outcomes"].values():
+            outcome.update(status="holds", message="2 examples of up to 10 actions",
+                           actions=None, replay=None)
+    return result
+
+
+def test_a_planted_cache_cannot_make_a_failing_spec_pass(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `.rulespec-cache/` committed beside a spec (or copied, or edited) verifies nothing:
+    entries written with the real keys and another user's secret, with this user's secret
+    for another folder, or edited after they were written, are all computed again, so
+    check exits 1 as --no-cache does."""
+    spec = failing_coin(tmp_path / "repo")
+    code, _, err, _ = check(str(spec), *TINY, "--no-cache")
+    assert code == 1, err
+    mine, theirs = tmp_path / "my-secret", tmp_path / "their-secret"
+    monkeypatch.setenv("RULESPEC_CACHE_SECRET_FILE", str(mine))
+    # What this user computes, in another folder: each entry, edited to pass.
+    elsewhere = tmp_path / "elsewhere"
+    code, _, _, _ = check(str(spec), *TINY, cache=elsewhere)
+    assert code == 1
+    entries = {p.relative_to(elsewhere): json.loads(p.read_text())
+               for p in elsewhere.glob("*/*.json")}
+    assert len(entries) == 2  # spec_valid and the one configuration
+
+    def plant(folder: Path, secret: Path | None, edit_after: bool) -> None:
+        """Entries under the real keys, written by the cache itself with `secret` (None:
+        this user's), then (or else before) edited to say that every property holds."""
+        if secret is not None:
+            monkeypatch.setenv("RULESPEC_CACHE_SECRET_FILE", str(secret))
+        writer = C.Cache(folder, warn=lambda _m: None)
+        for entry in entries.values():
+            writer.put(entry["key"], entry["result"] if edit_after else passing(entry),
+                       entry["sources"], entry["about"])
+        monkeypatch.setenv("RULESPEC_CACHE_SECRET_FILE", str(mine))
+        if edit_after:
+            for p in folder.glob("*/*.json"):
+                entry = json.loads(p.read_text())
+                p.write_text(json.dumps({**entry, "about": entry["about"] + ", edited",
+                                         "result": passing(entry)}))
+
+    cases = {"another user's secret": (theirs, False), "edited": (None, True)}
+    for name, (secret, edit_after) in cases.items():
+        planted = tmp_path / "repo" / name.replace(" ", "-").replace("'", "") / ".rulespec-cache"
+        plant(planted, secret, edit_after)
+        code, _, err, data = check(str(spec), *TINY, cache=planted,
+                                   json_to=tmp_path / "planted.json")
+        assert code == 1, f"{name}: a planted cache made a failing spec pass\n{err}"
+        assert data is not None and not any(r["cached"] for r in data["rows"]), name
+        assert len(re.findall(r"^warning: .*cache", err, re.M)) == 1, err
+    # this user's own entries, copied to another folder, are computed again there too
+    copied = tmp_path / "copied"
+    plant(elsewhere, None, False)
+    import shutil
+
+    shutil.copytree(elsewhere, copied)
+    code, _, err, data = check(str(spec), *TINY, cache=copied, json_to=tmp_path / "copied.json")
+    assert code == 1 and data is not None and not any(r["cached"] for r in data["rows"]), err
+    # while in their own folder they verify (the run exits 0: they say every row holds)
+    code, _, err, data = check(str(spec), *TINY, cache=elsewhere, json_to=tmp_path / "own.json")
+    assert code == 0 and data is not None and all(r["cached"] for r in data["rows"]), err
+
+
+def test_the_secret_lives_in_the_users_state_directory(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Made on first use, 0600, outside the cache folder; one that others may read (or that
+    is not a secret) is refused: nothing earlier is trusted then, with one warning."""
+    monkeypatch.delenv("RULESPEC_CACHE_SECRET_FILE")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    where = tmp_path / "state" / "rulespec" / "cache-secret"
+    assert C.secret_file() == where
+    cache = C.Cache(tmp_path / "cache", warn=pytest.fail)
+    cache.put("k1", {"n": 1})
+    assert where.stat().st_mode & 0o777 == 0o600
+    assert not any(p.name == "cache-secret" for p in (tmp_path / "cache").rglob("*"))
+    again = C.Cache(tmp_path / "cache", warn=pytest.fail)
+    assert again.get("k1", lambda r: True) == {"n": 1}
+    where.chmod(0o644)
+    said: list[str] = []
+    shared = C.Cache(tmp_path / "cache", warn=said.append)
+    assert shared.get("k1", lambda r: True) is None
+    assert shared.get("k1", lambda r: True) is None
+    assert len(said) == 2 and "chmod 600" in said[0] and "did not write" in said[1], said
+    where.chmod(0o600)
+    where.write_text("not a secret\n")
+    said.clear()
+    assert C.Cache(tmp_path / "cache", warn=said.append).get("k1", lambda r: True) is None
+    assert "does not hold a secret" in said[0]

@@ -200,3 +200,46 @@ def test_a_hostile_store_loses_nothing_and_runs_nothing(tmp_path: Path) -> None:
     assert victim.read_text(encoding="utf-8") == "keep me"
     assert all(p.replay is None or "/" not in p.replay for q in faq.questions
                for p in q.partings)
+
+
+def test_an_edited_store_entry_deletes_and_reads_no_file_of_another_game(tmp_path: Path) -> None:
+    """Games share a store folder: an entry of one, edited to name another game's store or
+    replay file (or a file of its own reading's name that it did not write, or a link out
+    of the folder), neither reads nor deletes it; only the entry is searched again."""
+    store = tmp_path / "store"
+    shutil.copytree(STORE, store)
+    outside = tmp_path / "outside.yaml"
+    outside.write_bytes((STORE / "lama-chip_exchange-never.yaml").read_bytes())
+    (store / "lama-gone-link.yaml").symlink_to(outside)
+    (store / "lama-gone-notes.yaml").write_text("# my notes, not a replay\n", encoding="utf-8")
+    kadabra_replay = sorted(STORE.glob("kadabra-*.yaml"))[0].name
+    (store / "lama-gone-foreign.yaml").write_bytes((STORE / kadabra_replay).read_bytes())
+    before = {p.name: p.read_bytes() for p in store.iterdir() if not p.is_symlink()}
+    data = model.source.read_yaml(store / "lama.yaml").data
+    readings = data["readings"]
+    used = next(k for k, e in readings.items() if e.get("replay"))
+    planted = {"gone=a": "kadabra.yaml", "gone=b": kadabra_replay, "gone=c": "slambo.yaml",
+               "gone=d": readings[used]["replay"], "gone=link": "lama-gone-link.yaml",
+               "gone=notes": "lama-gone-notes.yaml", "gone=foreign": "lama-gone-foreign.yaml",
+               "gone=e": "lama.yaml", "gone=f": "."}
+    for key, name in planted.items():
+        readings[key] = {"digest": "x", "status": "parted", "replay": name}
+    # a reading still in use that names another game's file is searched again, not read
+    other = next(k for k, e in readings.items() if e.get("replay") and k != used)
+    readings[other]["replay"] = kadabra_replay
+    (store / "lama.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    faq = build("lama", store=store, search=partings.Search(z3_limit=0, games=3, examples=0,
+                                                           statistics_games=0, longer=1))
+    after = {p.name: p.read_bytes() for p in store.iterdir() if not p.is_symlink()}
+    for name, content in before.items():
+        if not name.startswith("lama"):
+            assert after.get(name) == content, f"{name} of another game was changed or deleted"
+    for name in ("lama-gone-notes.yaml", "lama-gone-foreign.yaml", readings[used]["replay"]):
+        assert name in after, f"{name} was deleted"
+    assert (store / "lama-gone-link.yaml").is_symlink() and outside.exists()
+    shown = {f"{q.id}={p.reading}": p for q in faq.questions for p in q.partings}
+    assert shown[other].replay != kadabra_replay
+    kept = model.source.read_yaml(store / "lama.yaml").data["readings"]
+    assert not set(planted) & set(kept)
+    assert all(e.get("replay") in (None, f"lama-{k.replace('=', '-')}.yaml")
+               for k, e in kept.items())

@@ -27,16 +27,30 @@ written atomically (a temporary file, then a rename). A file that cannot be read
 not JSON, or does not have an entry's shape is ignored with a warning, and the row is
 computed again. The folder is `$RULESPEC_CACHE`, else `.rulespec-cache/` in the
 current folder.
+
+Anybody can compute the keys, so a key proves nothing about a result: a cache folder
+committed beside a spec, or copied from elsewhere, could make a failing spec pass. So
+every entry carries an HMAC-SHA256 (`digest`) of its key and content, keyed by a secret
+of this user kept outside the cache folder and the repository (`secret_file`: one random
+secret per user in the user's state directory, created 0600 on first use) combined with
+the cache folder's resolved path. An entry written by another user, in another folder,
+or edited since it was written does not verify: it is ignored (one warning per run) and
+computed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
+import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -48,7 +62,7 @@ from model.fold import fold
 from model.safe_write import make_folder, write_text
 
 #: The layout of an entry; a change to it makes every older entry a miss.
-FORMAT = 1
+FORMAT = 2
 #: The largest cache file read; a bigger one is not an entry this tool wrote.
 MAX_ENTRY_BYTES = 8 * 1024 * 1024
 
@@ -225,24 +239,121 @@ def tool_version(part: str) -> str:
     return _VERSIONS[part]
 
 
+# ------------------------------------------------------------------ the secret
+#: Bytes of a new secret (written as hex); a shorter secret file is not one this tool wrote.
+SECRET_BYTES = 32
+#: What the HMAC of an entry covers, in this order (the key first).
+SIGNED = ("format", "key", "about", "sources", "result")
+
+
+class SecretError(Exception):
+    """The secret that signs cache entries cannot be read or made."""
+
+
+def secret_file() -> Path:
+    """Where this user's cache secret lives: `$RULESPEC_CACHE_SECRET_FILE`, else
+    `rulespec/cache-secret` in `$XDG_STATE_HOME` (default `~/.local/state`). Never in a
+    cache folder or a checkout, so a folder committed or copied carries no secret."""
+    explicit = os.environ.get("RULESPEC_CACHE_SECRET_FILE")
+    if explicit:
+        return Path(explicit)
+    state = os.environ.get("XDG_STATE_HOME")
+    base = Path(state) if state and Path(state).is_absolute() else \
+        Path.home() / ".local" / "state"
+    return base / "rulespec" / "cache-secret"
+
+
+def read_secret(path: Path) -> bytes:
+    """This user's secret at `path`, made (random, mode 0600) if there is none yet.
+
+    Refused (SecretError) when it is not a regular file of this user that only this user
+    can read and write, or does not hold a secret of the expected form."""
+    try:
+        if not path.exists():
+            _make_secret(path)
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SecretError(f"{path} is not a regular file")
+        if os.name == "posix" and (info.st_uid != os.getuid() or info.st_mode & 0o077):
+            raise SecretError(f"{path} must belong to this user and be readable by nobody else "
+                              f"(chmod 600 {path})")
+        with open(path, "rb") as f:
+            text = f.read(4 * SECRET_BYTES + 1).strip()
+    except OSError as exc:
+        raise SecretError(f"cannot read or create {path}: {exc.strerror or exc}") from None
+    if not re.fullmatch(rb"[0-9a-f]{%d,%d}" % (2 * SECRET_BYTES, 4 * SECRET_BYTES), text):
+        raise SecretError(f"{path} does not hold a secret of {SECRET_BYTES} random bytes in hex "
+                          "(delete it and a new one is made)")
+    return bytes.fromhex(text.decode("ascii"))
+
+
+def _make_secret(path: Path) -> None:
+    """A new random secret at `path`, mode 0600, made atomically (a process racing this
+    one either makes it first, and its secret is kept, or finds this one's)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-secret-")  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(secrets.token_hex(SECRET_BYTES) + "\n")
+        with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+            os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def folder_key(secret: bytes, folder: Path) -> bytes:
+    """The key that signs the entries of one cache folder: the user's secret combined
+    with the folder's resolved path, so an entry moved to another folder does not verify."""
+    place = os.fsencode(folder.resolve())
+    return hmac.new(secret, b"rulespec cache folder\0" + place, hashlib.sha256).digest()
+
+
+def entry_digest(key: bytes, entry: dict[str, Any]) -> str:
+    """The HMAC-SHA256 of an entry's key and content (its JSON text, canonical)."""
+    signed = [entry.get(name) for name in SIGNED]
+    text = json.dumps(signed, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, text.encode("ascii"), hashlib.sha256).hexdigest()
+
+
 # ------------------------------------------------------------------ the store
 class Cache:
-    """Entries in a folder, one JSON file each; `folder=None` keeps nothing (--no-cache)."""
+    """Entries in a folder, one JSON file each; `folder=None` keeps nothing (--no-cache).
+
+    Each entry is signed with `folder_key` (this user's secret and the folder's place);
+    one that does not verify is a miss, with one warning per run. Where the secret
+    cannot be read or made, this run signs with a secret of its own, used by nobody
+    else: nothing from an earlier run is trusted, and what it writes verifies only in
+    this run."""
 
     def __init__(self, folder: Path | None, warn: Callable[[str], None] = print) -> None:
         self.folder = folder
         self.warn = warn
         self.hits = 0
         self.misses = 0
+        self.unverified = 0  # entries that did not verify
+        self._key: bytes | None = None
 
     def path(self, key: str) -> Path:
         assert self.folder is not None
         return self.folder / key[:2] / f"{key}.json"
 
+    def signing_key(self) -> bytes:
+        """The key of this folder's digests (read or made once per Cache)."""
+        assert self.folder is not None
+        if self._key is None:
+            try:
+                secret = read_secret(secret_file())
+            except SecretError as exc:
+                self.warn(f"warning: the result cache trusts nothing from earlier runs: {exc}")
+                secret = secrets.token_bytes(SECRET_BYTES)
+            self._key = folder_key(secret, self.folder)
+        return self._key
+
     def get(self, key: str, shape: Callable[[Any], bool], sources: str = "") -> Any:
         """The result stored under `key`, or None. An entry that records other `sources`
         (its text names a clause's place, and the places have changed) is a miss; a
-        file that is not an entry of this shape is a miss with a warning."""
+        file that is not an entry of this shape is a miss with a warning, and so (one
+        warning per run) is an entry whose digest does not verify."""
         if self.folder is None:
             return None
         path = self.path(key)
@@ -251,14 +362,35 @@ class Cache:
                 raise ValueError(f"larger than {MAX_ENTRY_BYTES} bytes")
             entry = json.loads(path.read_text(encoding="utf-8"))
             if not (isinstance(entry, dict) and entry.get("format") == FORMAT
-                    and entry.get("key") == key and isinstance(entry.get("sources"), str | None)
-                    and shape(entry.get("result"))):
+                    and entry.get("key") == key and isinstance(entry.get("digest"), str)):
                 raise ValueError("not an entry of this version of rulespec")
         except FileNotFoundError:
             self.misses += 1
             return None
         except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
             self.warn(f"warning: ignoring the cache file {path}: {exc}")
+            self.misses += 1
+            return None
+        try:
+            verified = hmac.compare_digest(entry["digest"], entry_digest(self.signing_key(),
+                                                                         entry))
+        except (ValueError, TypeError, RecursionError):  # not text JSON writes back
+            verified = False
+        if not verified:
+            if not self.unverified:
+                self.warn(f"warning: ignoring cache entries that this user did not write in "
+                          f"{self.folder} (copied, committed or edited; first {path}): "
+                          "computing them again")
+            self.unverified += 1
+            self.misses += 1
+            return None
+        try:
+            sound = isinstance(entry.get("sources"), str | None) and shape(entry.get("result"))
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError):
+            sound = False
+        if not sound:  # signed here, yet not of this shape: written by other code
+            self.warn(f"warning: ignoring the cache file {path}: not an entry of this version "
+                      "of rulespec")
             self.misses += 1
             return None
         if entry["sources"] is not None and entry["sources"] != sources:
@@ -269,12 +401,15 @@ class Cache:
 
     def put(self, key: str, result: Any, sources: str | None = None, about: str = "") -> None:
         """Store `result` (JSON data) under `key`, valid only with these `sources` if
-        given. A folder that cannot be written is a warning (the results still show)."""
+        given, signed for this folder. A folder that cannot be written is a warning (the
+        results still show)."""
         if self.folder is None:
             return
         path = self.path(key)
-        entry = {"format": FORMAT, "key": key, "about": about, "sources": sources,
-                 "result": result}
+        # signed as it reads back (JSON turns tuples into lists, keys into text)
+        entry = json.loads(json.dumps({"format": FORMAT, "key": key, "about": about,
+                                       "sources": sources, "result": result}))
+        entry["digest"] = entry_digest(self.signing_key(), entry)
         try:
             _make_folder(self.folder)
             make_folder(path.parent)

@@ -34,6 +34,17 @@ class JobLike(Protocol):
     def name(self) -> str: ...
 
 
+#: The longest time a job is believed to have taken (a week); more is not a time it took.
+MAX_SECONDS = 7 * 24 * 3600.0
+
+
+def _a_time(value: object) -> bool:
+    """Whether a value read from timings.json (untrusted, like the cache) is a time a job
+    can have taken: a number, finite, from zero to MAX_SECONDS (not NaN, not 10**400)."""
+    return (isinstance(value, int | float) and not isinstance(value, bool)
+            and 0 <= value <= MAX_SECONDS)
+
+
 class Timings:
     """How long each job took when it last ran, by its name (a JSON file in the cache)."""
 
@@ -45,9 +56,8 @@ class Timings:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
                 self.seconds = {k: float(v) for k, v in data["seconds"].items()
-                                if isinstance(k, str) and isinstance(v, int | float)
-                                and not isinstance(v, bool)}
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                                if isinstance(k, str) and _a_time(v)}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
                 self.seconds = {}  # only estimates: a bad file is simply not used
 
     def estimate(self, job: JobLike) -> float:

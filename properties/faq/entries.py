@@ -94,7 +94,7 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
     n = players if players is not None else _default_players(path)
     g = model.load_ir(path, players=n)
     how = search or Search()
-    kept = Store(store, path.stem) if store is not None else None
+    kept = Store(store, path.stem, path) if store is not None else None
     tell = say or (lambda _m: None)
     questions = []
     for a in g.ambiguities:

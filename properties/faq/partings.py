@@ -31,6 +31,7 @@ import yaml
 
 import model
 from model import Game, ModelError, SpecError, State, Where, ir
+from model.limits import IDENTIFIER, short
 from model.safe_write import LINK_REFUSED, make_folder, write_text
 
 from ..compare.parting import Parting as Found
@@ -360,11 +361,19 @@ def digest(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int]) -
 
 
 class Store:
-    """The stored results of one game (`<dir>/<game>.yaml`) and its replay files."""
+    """The stored results of one game (`<dir>/<game>.yaml`) and its replay files.
 
-    def __init__(self, folder: Path, game: str) -> None:
+    A store is a file anybody may have edited, in a folder other games' stores share: every
+    name read from an entry is checked (`replay_name`: exactly the name this store gives
+    that entry's reading's replay, a plain file of the folder), a replay file is read back
+    as a game of `spec` (whatever spec it names), and a file is deleted only when its name
+    is such a name and it is a replay file of this game (`_ours`): never another game's
+    store or replays, nor a file the store did not write."""
+
+    def __init__(self, folder: Path, game: str, spec: Path | None = None) -> None:
         self.folder = folder
         self.game = game
+        self.spec = spec
         self.path = folder / f"{game}.yaml"
         self.entries: dict[str, dict[str, Any]] = {}
         if self.path.is_symlink():  # neither read nor written through
@@ -373,7 +382,7 @@ class Store:
             data = model.source.read_yaml(self.path).data
             if not isinstance(data, dict) or not isinstance(data.get("readings"), dict):
                 raise SpecError(Where(str(self.path)), "expected a mapping with 'readings'")
-            self.entries = {str(k): _sound(v) for k, v in data["readings"].items()
+            self.entries = {str(k): _sound(str(k), v, game) for k, v in data["readings"].items()
                             if isinstance(v, dict)}
         self.used: set[str] = set()
 
@@ -386,16 +395,35 @@ class Store:
         return e if e is not None and e.get("digest") == digest_ else None
 
     def replay(self, name: str) -> dict[str, Any]:
-        return tr.read_replay(self.folder / name)
+        """A stored replay file of this game (SpecError unless `name` is one of this store's
+        names, a file inside the folder), to be replayed on this game's spec."""
+        path = self._inside(name)
+        if path is None:
+            raise SpecError(Where(str(self.folder)), f"{short(name)} is not a replay file of "
+                            f"the {self.game} store")
+        data = tr.read_replay(path)
+        return data if self.spec is None else {**data, "spec": str(self.spec)}
 
     def put(self, amb: ir.Ambiguity, reading: str, entry: dict[str, Any],
             replay: dict[str, Any] | None) -> None:
         key = self.key(amb, reading)
         if replay is not None:
-            name = f"{self.game}-{amb.id}-{reading}.yaml"
+            name = replay_name(self.game, key)
+            if name is None:
+                raise SpecError(Where(str(self.folder)), f"{key} cannot name a replay file")
             target = self.folder / name
-            target.unlink(missing_ok=True)  # ours: the store owns these names (a link too)
-            tr.write_replay(target, **_replay_args(replay))
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.exists() or target.is_symlink():
+                    if not self._ours(name):
+                        raise SpecError(Where(str(target)), "the store folder holds a file of "
+                                        f"this name that is not a replay of {self.game}: move it "
+                                        "away and publish again")
+                    target.unlink()  # ours: the store owns these names
+                tr.write_replay(target, **_replay_args(replay))
+            except OSError as exc:
+                raise SpecError(Where(str(target)),
+                                f"cannot write the store: {exc.strerror or exc}") from None
             entry = {**entry, "replay": name}
         self.entries[key] = entry
         self.used.add(key)
@@ -405,29 +433,86 @@ class Store:
 
     def save(self) -> None:
         """Write the results used this time (others belonged to readings that are gone, and
-        their replay files go too: only files of this store, named as it names them)."""
-        make_folder(self.folder)
+        their replay files go too: only files of this store, named as it names them, that
+        are replay files of this game). The store file is replaced, never written through a
+        link (model.safe_write)."""
         kept = {k: self.entries[k] for k in sorted(self.used)}
-        for k, e in self.entries.items():
-            if k not in self.used and e.get("replay"):
-                (self.folder / e["replay"]).unlink(missing_ok=True)  # checked by _sound
+        mine = {e.get("replay") for k, e in kept.items()}
         text = yaml.safe_dump({"game": self.game, "version": STORE_VERSION, "readings": kept},
                               sort_keys=False, allow_unicode=True, width=100)
-        write_text(self.path, text)
+        try:
+            make_folder(self.folder)
+            for k, e in self.entries.items():
+                name = e.get("replay")
+                if k in self.used or not isinstance(name, str) or name in mine:
+                    continue
+                if replay_name(self.game, k) == name and self._ours(name):
+                    (self.folder / name).unlink(missing_ok=True)
+            write_text(self.path, text)
+        except OSError as exc:
+            raise SpecError(Where(str(self.path)),
+                            f"cannot write the store: {exc.strerror or exc}") from None
+
+    def _inside(self, name: str) -> Path | None:
+        """`folder/name` if `name` is one of this store's replay names and the file is in
+        the folder itself (not a link elsewhere), else None."""
+        if not (isinstance(name, str) and _REPLAY_NAME.fullmatch(name)
+                and name.startswith(f"{self.game}-")):
+            return None
+        path = self.folder / name
+        try:
+            if path.resolve().parent != self.folder.resolve():
+                return None
+        except (OSError, RuntimeError):  # a loop of links
+            return None
+        return path
+
+    def _ours(self, name: str) -> bool:
+        """Whether `folder/name` is a file this game's store wrote: one of its names, a plain
+        file in the folder, that reads as a replay file of this game's spec."""
+        path = self._inside(name)
+        if path is None or self.spec is None or path.is_symlink() or not path.is_file():
+            return False
+        try:
+            data = tr.read_replay(path)
+        except SpecError:
+            return False
+        return data.get("spec") in (tr.spec_reference(self.spec), str(self.spec))
 
 
-#: A replay file's name in a store: a plain file name of the folder, never a path.
-REPLAY_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=-]{0,200}\.yaml")
+#: A replay name of a store: `<game>-<ambiguity>-<reading>.yaml`, the last two identifiers.
+_REPLAY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,200}-[A-Za-z](?:_?[A-Za-z0-9])*"
+                          r"-[A-Za-z](?:_?[A-Za-z0-9])*\.yaml")
 
 
-def _sound(entry: dict[str, Any]) -> dict[str, Any]:
+def replay_name(game: str, key: str) -> str | None:
+    """The name of the replay file of reading `key` (`ambiguity=reading`) in `game`'s store,
+    or None where `key` is not two identifiers: what an entry's `replay` must be."""
+    amb, _, reading = key.partition("=")
+    if not (IDENTIFIER.fullmatch(amb) and IDENTIFIER.fullmatch(reading)):
+        return None
+    name = f"{game}-{amb}-{reading}.yaml"
+    return name if _REPLAY_NAME.fullmatch(name) else None
+
+
+#: What a stored result may say (Parting.status).
+STATUSES = ("parted", "proved_same", "bounded", "none_in_games")
+
+
+def _sound(key: str, entry: dict[str, Any], game: str) -> dict[str, Any]:
     """A stored entry with what cannot be trusted taken out (a store is a file anybody may
-    have edited): a replay name that is not a plain file name of the folder, statistics
-    that do not read back. An entry so mended no longer matches and is searched again."""
+    have edited): a replay name other than the one this store gives the entry's reading
+    (`replay_name`), a status this tool does not write (or, but for a parting game, no
+    sentence saying what was shown), statistics that do not read back. An entry so mended
+    no longer matches and is searched again."""
     out = dict(entry)
     name = out.get("replay")
-    if name is not None and not (isinstance(name, str) and REPLAY_NAME.fullmatch(name)):
+    if name is not None and name != replay_name(game, key):
         out.pop("replay")
+        out["digest"] = None
+    status, shown = out.get("status"), out.get("shown")
+    if status not in STATUSES or not isinstance(out.get("how", ""), str) or (
+            status != "parted" and not (isinstance(shown, str) and shown)):
         out["digest"] = None
     stats = out.get("statistics")
     if stats is not None:
