@@ -535,7 +535,15 @@ def test_documented_command_does_what_the_text_says(command: str, tmp_path: Path
         command = command.replace(placeholder, path)
     words = reduced(command, doc)
     result = run(words, tmp_path)
-    assert result.exit_code == doc.exit, explain(result, words)
+    if words != shlex.split(command) and words[:2] == ["rulespec", "check"] and doc.exit == 0 \
+            and result.exit_code == 3:
+        # a reduced run of check may leave rules no game reached: exit 3 (undecided), with
+        # the coverage row the only one undecided, is what the full run's exit 0 becomes
+        undecided = re.search(r"^not decided: (\d+) rows? ", result.stdout, re.M)
+        gaps = re.findall(r"^\w+\s+(?:all\s+)?coverage\s+warning", result.stdout, re.M)
+        assert undecided and int(undecided.group(1)) == len(gaps), explain(result, words)
+    else:
+        assert result.exit_code == doc.exit, explain(result, words)
     if doc.check is not None:
         try:
             doc.check(result, tmp_path)

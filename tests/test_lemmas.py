@@ -47,7 +47,7 @@ def test_every_effect_of_every_spec_is_proved() -> None:
         names |= {s.var for body in bodies for s in _walk(body) if isinstance(s, ir.For)}
         env = {name: z3.Int(name) for name in names}
         for stmt in (d for body in bodies for d in _effects(body)):
-            assert lemmas.check([(stmt, (0,) * enc.n_inst, env)], lambda: 60_000) is None, (
+            assert lemmas.check([(stmt, (0,) * enc.n_inst, env)], lambda: 60_000_000) is None, (
                 spec, stmt)
 
 
@@ -56,7 +56,7 @@ def test_an_effect_that_misplaces_a_card_is_not_proved() -> None:
     enc = Machine(g).enc
     play = next(a for a in g.actions if a.name == "play")
     stmt = _effect(play.effects, "move", "card")
-    why = Lemmas(enc).check([(stmt, (0,) * enc.n_inst, {"card": z3.Int("card")})], lambda: 60_000)
+    why = Lemmas(enc).check([(stmt, (0,) * enc.n_inst, {"card": z3.Int("card")})], lambda: 60_000_000)
     assert why is not None and "not proved alone" in why
 
 
@@ -68,4 +68,4 @@ def test_moving_a_one_card_pile_does_not_expose_what_lay_below_it_elsewhere() ->
     enc = Machine(g).enc
     stmt = _effect(g.round_start, "move_all", "reveal")
     depths = tuple(1 if enc.inst_name(i) == "reveal" else 0 for i in range(enc.n_inst))
-    assert Lemmas(enc).check([(stmt, depths, {})], lambda: 60_000) is None
+    assert Lemmas(enc).check([(stmt, depths, {})], lambda: 60_000_000) is None

@@ -1,10 +1,8 @@
 """Packaging: every package of the source tree ships (a non-editable install once lacked
-the subpackages of properties/), and so do the specs, their schema, the rulebooks and the
-recorded witnesses."""
+the subpackages of properties/), and so do the specs, their schema and the rulebooks."""
 
 from __future__ import annotations
 
-import fnmatch
 import tomllib
 from pathlib import Path
 
@@ -32,15 +30,3 @@ def test_the_specs_schema_and_rulebooks_ship_as_package_data() -> None:
     for book in (ROOT / "spec" / "rulebooks").iterdir():
         assert any(book.match(pattern) for pattern in data["model.spec.rulebooks"]), book
 
-
-def test_the_recorded_witnesses_ship_beside_the_specs() -> None:
-    """A spec's recorded witnesses travel with it (an installed rulespec replays them): each
-    is matched by a package-data pattern of the same depth (setuptools' `*` does not cross
-    a folder)."""
-    patterns = _config()["package-data"]["model.spec"]
-    witnesses = sorted((ROOT / "spec" / "witnesses").glob("*.yaml"))
-    assert witnesses
-    for w in witnesses:
-        rel = w.relative_to(ROOT / "spec").as_posix()
-        assert any(fnmatch.fnmatch(rel, p) and p.count("/") == rel.count("/")
-                   for p in patterns), rel

@@ -38,7 +38,7 @@ def test_the_proof_is_decided_by_z3_units_after_a_search_that_reached_its_depth(
     # first action, which it always completes, so the proof must run after it.
     monkeypatch.setattr(parting, "PROOF_UNITS", units or parting.PROOF_UNITS)
     old, new = versions(5)
-    product = parting.parting_search(old, new, limit=120, max_depth=1)
+    product = parting.parting_search(old, new, max_depth=1)
     if proved:
         assert product.status == "proved_same", product.detail
     else:

@@ -435,7 +435,8 @@ def test_the_specs_schema_and_rulebooks_are_package_data() -> None:
     shipped |= {p for pattern in data["model.spec.rulebooks"]
                 for p in (ROOT / "spec" / "rulebooks").glob(pattern)}
     wanted = {*(ROOT / "spec").glob("*.yaml"), ROOT / "spec" / "spec.schema.json",
-              *(ROOT / "spec" / "rulebooks").iterdir()}
+              *(ROOT / "spec" / "rulebooks").iterdir(),
+              *(ROOT / "spec" / "witnesses").glob("*.yaml")}  # they travel with the specs
     assert wanted == shipped
     assert {p.stem for p in (ROOT / "spec" / "rulebooks").glob("*.txt")} >= {
         s for spec in (ROOT / "spec").glob("*.yaml") for s in read_yaml(spec).data["sources"]}

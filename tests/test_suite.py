@@ -35,7 +35,7 @@ ROOT = Path(__file__).parent.parent
 LAMA = ROOT / "spec" / "lama.yaml"
 MUTANTS = Path(__file__).parent / "mutants"
 #: Inner pytest runs: no cache files, no benchmark plugin warnings (when it is installed).
-QUIET = ("-p", "no:cacheprovider", "-p", "no:benchmark")
+QUIET = ("-p", "no:cacheprovider", "-p", "no:benchmark", "--rulespec-no-z3")
 
 
 def _variant_pairs(g) -> set[tuple[str, str]]:
@@ -247,6 +247,27 @@ def test_an_expected_failure_that_holds_is_reported(pytester):
                                   PROFILES["ci"]))
     result.assert_outcomes(failed=len(configs))
     assert "XPASS(strict)" in result.stdout.str()
+
+
+def test_a_z3_item_left_undecided_fails_unless_the_spec_accepts_it(pytester):
+    """A z3 item is decided as `rulespec check` decides its row: with one million units the
+    two-player supply search stops at a bound, which fails the item as undecided (the
+    conservation proof needs a tenth of that); a spec that accepts the row as undecided
+    passes it."""
+    z3_only = [a for a in QUIET if a != "--rulespec-no-z3"]
+    args = ("-p", "properties.cli.pytest_plugin", *z3_only, "--rulespec-z3-budget", "1",
+            "spec", "-k", "z3_supply or z3_conservation")
+    _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA)
+    result = pytester.runpytest(*args)
+    out = result.stdout.str()
+    result.assert_outcomes(passed=1, failed=1)
+    assert re.search(r"FAILED spec/fine\.yaml::z3_supply\[players=2\] - bounded \(undecided",
+                     out), out
+    _spec_copy(pytester.path / "spec" / "fine.yaml", LAMA,
+               "\nexpect:\n  - {property: z3_supply, result: undecided, players: [2],\n"
+               "     reason: the search is deeper than a million units}\n")
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=2)
 
 
 def test_plugin_variants_option_picks_the_combinations(pytester):

@@ -18,7 +18,7 @@ the items of one configuration share one run (the first item to run pays for it)
   `rulespec check` decides its row: proved passes, a declared failure shown is an
   expected failure, and a row neither proved nor shown (bounded, unknown, out of time)
   fails unless the spec accepts it as undecided (`result: undecided`).
-  `--rulespec-no-z3` leaves them out.
+  `--rulespec-no-z3` leaves them out; `--rulespec-z3-budget MILLIONS` sets their budget.
 
 Options: `--rulespec-profile ci|thorough` (or the RULESPEC_PROFILE environment
 variable; default ci), `--rulespec-variants sample|pairwise|all`,
@@ -74,6 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="actions per example at most (overrides the profile)")
     group.addoption("--rulespec-no-z3", dest="rulespec_z3", action="store_false",
                     default=True, help="leave out the z3 items (z3_<query>[players=N])")
+    group.addoption("--rulespec-z3-budget", type=int, default=None, metavar="MILLIONS",
+                    help="millions of z3 resource units per query (default: rulespec "
+                         "check's)")
     group.addoption("--rulespec-replays", default=None,
                     help="directory for the replay files of failures (default: replays/ "
                          "under the rootdir)")
@@ -247,15 +250,17 @@ class Z3Item(pytest.Item):
     def runtest(self) -> None:
         from ..checks.verdict import Verdict
         from ..symbolic.isolate import run_isolated
-        from ..symbolic.queries import QUERIES
+        from ..symbolic.queries import QUERIES, RLIMIT
         from .z3rows import row_of
 
         st = self.config.stash[_STATE]
         key = ("z3", str(self.path), self.path.stat().st_mtime_ns, self.players)
         game = model.load(str(self.path), players=self.players)
         if key not in st.results:
+            budget = self.config.getoption("rulespec_z3_budget")
+            limit = budget * 1_000_000 if budget else RLIMIT
             st.results[key] = {r.query: r for r in run_isolated(game, str(self.path), None,
-                                                                 list(QUERIES))}
+                                                                 list(QUERIES), limit)}
         row = row_of(game, st.results[key][self.query])
         if row.verdict is Verdict.FAILING or row.verdict is Verdict.SHOWN:
             if row.status == "UNEXPECTEDLY HOLDS":

@@ -28,8 +28,8 @@ from .common import (
 
 # ---------------------------------------------------------------------- agreement
 @bounded
-def agreement(game: model.Game, games: int = 3, seed: int = 0, limit: int = RLIMIT,
-              max_steps: int = 400) -> Result:
+def agreement(game: model.Game, games: int = 2, seed: int = 0, limit: int = RLIMIT,
+              max_steps: int = 200) -> Result:
     """Random concrete transitions satisfy the z3 transition relation: in each visited
     state the z3 guards give exactly the concrete legal actions, and the concrete successor
     is a z3 successor. A difference raises `Disagreement`."""
