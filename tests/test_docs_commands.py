@@ -173,8 +173,13 @@ def summary_of(*games: str, z3: bool) -> Callable[[Result, Path], None]:
 
 def z3_supply_as_expected(result: Result, folder: Path) -> None:
     """The spec expects the chip shortfall of this reading and records its witness, which
-    the row replays (issue 12 found the command exiting 1 when z3 did not find it again)."""
+    the row replays (issue 12 found the command exiting 1 when z3 did not find it again).
+    The two-player game cycle the spec declares has its witness recorded for the default
+    reading only: under this one it is not shown, so the run is undecided (exit 3), and
+    says so, where it used to count it as passed."""
     assert re.search(r"^lama\s+z3_supply\s+expected failure 2p$", result.stdout, re.M)
+    assert re.search(r"^lama\s+z3_game_cycle\s+failure not shown 2p$", result.stdout, re.M)
+    assert re.search(r"^not decided: [12] rows? ", result.stdout, re.M)
 
 
 def rounds_started_by_seat_0(result: Result, folder: Path) -> None:
@@ -208,7 +213,7 @@ def legal_actions_and_effects(result: Result, folder: Path) -> None:
 
 def every_row_shown_and_written(result: Result, folder: Path) -> None:
     data = json.loads((folder / "rows.json").read_text(encoding="utf-8"))
-    assert data["exit_code"] == 0 and data["rows"]
+    assert data["exit_code"] == result.exit_code and data["rows"]
     shown = [line for line in result.stdout.splitlines() if re.match(r"lama\s+(all|\d)\s", line)]
     assert len(shown) == len(data["rows"])
 
@@ -326,7 +331,7 @@ COMMANDS: dict[str, Doc] = {
     "rulespec check lama --verbose --json rows.json": Doc(
         reduce=FAST_CHECK, why=WHY_FAST_CHECK, check=every_row_shown_and_written),
     "rulespec check lama --variant chip_exchange=never": Doc(
-        reduce={"-p": "2", "--games": "5", "--profile": "none"},
+        exit=3, reduce={"-p": "2", "--games": "5", "--profile": "none"},
         why="z3 at one player count (the shortfall is the spec's recorded witness)",
         check=z3_supply_as_expected),
     "rulespec replay replays/<file>.yaml": Doc(
