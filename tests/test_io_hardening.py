@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
+from test_cli_input import one_error, run
 
 from model.limits import MAX_FILE_BYTES
 from model.safe_write import LinkRefused, make_folder, write_text
-from properties.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 COIN = ROOT / "tests" / "specs" / "coin.yaml"
@@ -30,18 +29,6 @@ FAILING_REPLAY = "lama_play_keeps_card-2p-round_ends-seed0.yaml"
 FAST_FAQ = ("--games", "0", "--examples", "0", "--statistics-games", "0", "--z3-budget", "0")
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception  # a traceback is a failure of the test
-    return result.exit_code, result.stdout, result.stderr
-
-
-def one_error(stderr: str) -> str:
-    lines = [ln for ln in stderr.splitlines() if ln.lower().startswith("error")]
-    assert len(lines) == 1, stderr
-    assert "Traceback" not in stderr
-    return lines[0]
 
 
 @pytest.fixture

@@ -73,7 +73,7 @@ def summary_lines(rows: list[Row]) -> list[str]:
     for (game, prop), (concrete, z3) in groups.items():
         if prop in ("spec_valid", "coverage"):
             (r,) = concrete
-            text = f"{r.status}: {r.detail}"
+            text = f"{r.status}{' (accepted by the spec)' if r.accepted else ''}: {r.detail}"
         elif concrete:
             text = _part(concrete, False) + (f" (z3 {_part(z3, True)})" if z3 else "")
         else:
