@@ -43,7 +43,6 @@ def one_error(stderr: str) -> str:
     ("bench", "lama", "-p", "2", "--seconds", "-1"),
     ("play", "lama", "-p", "2", "--max-actions", "-1"),
     ("query", "lama", "empty(stock)", "-p", "2", "--max-actions", "-1"),
-
     ("faq", "lama", "--games", "-1"),  # 0 is allowed: z3 and Hypothesis games only
     ("faq", "lama", "-p", "-2"),
 ])

@@ -326,3 +326,11 @@ def test_an_expected_failure_is_found_and_the_other_properties_still_run(tmp_pat
     assert "empty" in out["rules_defined"].message or "pile" in out["rules_defined"].message
     assert {p: o.status for p, o in out.items() if p != "rules_defined"} == \
         dict.fromkeys([p for p in CHECKS if p != "rules_defined"], "holds")
+
+
+@pytest.mark.parametrize("budget", ["0", "-5", "1.5", "many", "100001"])
+def test_a_z3_budget_outside_its_range_is_a_usage_error(pytester, budget):
+    result = pytester.runpytest("-p", "properties.cli.pytest_plugin", "-p", "no:cacheprovider",
+                                "--rulespec-z3-budget", budget, "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--rulespec-z3-budget" in result.stderr.str() and "Traceback" not in result.stderr.str()

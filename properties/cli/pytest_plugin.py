@@ -74,12 +74,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="actions per example at most (overrides the profile)")
     group.addoption("--rulespec-no-z3", dest="rulespec_z3", action="store_false",
                     default=True, help="leave out the z3 items (z3_<query>[players=N])")
-    group.addoption("--rulespec-z3-budget", type=int, default=None, metavar="MILLIONS",
+    group.addoption("--rulespec-z3-budget", type=_millions, default=None, metavar="MILLIONS",
                     help="millions of z3 resource units per query (default: rulespec "
                          "check's)")
     group.addoption("--rulespec-replays", default=None,
                     help="directory for the replay files of failures (default: replays/ "
                          "under the rootdir)")
+
+
+def _millions(text: str) -> int:
+    """`--rulespec-z3-budget`: a whole number of millions of z3 units, 1 to 100,000."""
+    import argparse
+
+    try:
+        n = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of millions") from None
+    if not 1 <= n <= 100_000:
+        raise argparse.ArgumentTypeError(f"{n} is not between 1 and 100000 (millions of units)")
+    return n
 
 
 @attrs.define
