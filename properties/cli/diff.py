@@ -17,8 +17,7 @@ import click
 from model import SpecError
 
 from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
-from .options import z3_budget_option
-from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite
+from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite, z3_budget_option
 
 
 class _OneLine(click.Command):

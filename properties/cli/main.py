@@ -27,8 +27,7 @@ from ..concrete import trace as tr
 from .bug import report_bug
 from .check import all_specs
 from .diff import diff as diff_command
-from .options import z3_budget_option
-from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite
+from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite, z3_budget_option
 from .rows import Row
 from .stats import stats as stats_command
 from .terminal import escaped_output

@@ -8,7 +8,9 @@ so that a mistake is said before any game is played:
 - `Finite`: a number in a range, never nan or infinite (a time or a share of nan passes
   every comparison a range makes, and an infinite one never ends);
 - `SchedulerAddress` (`SCHEDULER`): the form of a Dask scheduler's address, checked
-  before any connection is tried.
+  before any connection is tried;
+- `Z3Budget` (`z3_budget_option`): z3's deterministic budget, a whole number of millions
+  of its resource units.
 
 The files themselves are written by `model.safe_write`, which checks again.
 """
@@ -87,3 +89,36 @@ OUTPUT_FILE = OutputFile()
 OUTPUT_FILE_OR_DASH = OutputFile(dash=True)
 OUTPUT_FOLDER = OutputFolder()
 SCHEDULER = SchedulerAddress()
+
+
+class Z3Budget(click.ParamType):
+    """z3 resource units, given in millions (`--z3-budget 400`): a whole number from
+    `minimum` to 100,000 (a hundred billion units), passed on as units."""
+
+    name = "MILLIONS"
+
+    def __init__(self, minimum: int = 1) -> None:
+        self.minimum = minimum
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, int):
+            return value
+        try:
+            millions = int(str(value), 10)
+        except ValueError:
+            self.fail(f"{value!r} is not a whole number of millions of z3 resource units",
+                      param, ctx)
+        if not self.minimum <= millions <= 100_000:
+            self.fail(f"{millions} is not between {self.minimum} and 100000 (millions of "
+                      "units)", param, ctx)
+        return millions * 1_000_000
+
+
+def z3_budget_option(default: int = 400, what: str = "per z3 query", name: str = "--z3-budget",
+                     minimum: int = 1):  # type: ignore[no-untyped-def]
+    """The `--z3-budget` option: z3's deterministic budget, in millions of resource units."""
+    return click.option(
+        name, "z3_budget", type=Z3Budget(minimum), default=str(default), show_default=True,
+        help=f"Millions of z3 resource units {what} (z3's own count of its work, `rlimit`): "
+             "the same verdict on any machine under any load. On a 2-core machine z3 spends "
+             "1-8 million units a second.")
