@@ -37,7 +37,7 @@ from .common import (
 )
 from .invariants import assume_invariants, invariants, invariants_proved, related_invariants
 from .reach import parse_condition
-from .recorded import recorded_witness, repeated_in_round, repeated_start
+from .recorded import recorded_witness, repeated_in_round, repeated_start, start_of
 from .rotation import rotate_events, rotate_state, rotate_values
 from .unroll import OneRound, Unroller, bmc, one_round
 
@@ -124,7 +124,7 @@ def _recorded_round_cycle(game: model.Game, clock: Clock) -> Result | None:
     return Result("round_bound", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the state after action {again[0]} comes back "
                   f"after action {again[1]} within one round, so a round need not end",
-                  clock.elapsed(), bound=again[1], found_by="recorded", start=_start(data))
+                  clock.elapsed(), bound=again[1], found_by="recorded", start=start_of(data))
 
 
 def _max_measure(game: model.Game, M: Machine, clock: Clock) -> int | None:
@@ -253,12 +253,7 @@ def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Res
     return Result("game_cycle", "witness", f"the recorded witness {path} replays on the "
                   f"concrete model: from {head}, the round start after action {again[0]} "
                   f"comes back after action {again[1]}, so those rounds can repeat forever",
-                  clock.elapsed(), bound=again[1], found_by="recorded", start=_start(data))
-
-
-def _start(replay: dict) -> str:
-    """Where a replay file starts: `deal` (the first deal) or `situation`."""
-    return "deal" if replay.get("situation") is None else "situation"
+                  clock.elapsed(), bound=again[1], found_by="recorded", start=start_of(data))
 
 
 #: The shares of a game_cycle query's budget for the search step by step from a deal, then

@@ -128,6 +128,12 @@ def steps(game: model.Game, data: dict
         state = nxt
 
 
+def start_of(replay: dict) -> str:
+    """Where a replay file starts: `deal` (the first deal) or `situation` (a state it
+    records, not shown reachable from a deal)."""
+    return "deal" if replay.get("situation") is None else "situation"
+
+
 def round_starts(game: model.Game, data: dict) -> list[tuple[int, model.State]]:
     """The replay played on `game`: the state it starts from and each state where a round
     has just begun, with the number of actions taken to reach it."""

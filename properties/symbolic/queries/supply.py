@@ -29,7 +29,7 @@ from .common import (
     step_ok,
 )
 from .invariants import assume_invariants
-from .recorded import recorded_witness, steps
+from .recorded import recorded_witness, start_of, steps
 from .unroll import Found, Unroller, bmc
 
 
@@ -186,7 +186,7 @@ def _recorded_shortage(game: model.Game, clock: Clock) -> Result | None:
                 return Result("supply", "witness", f"the recorded witness {path} replays on the "
                               f"concrete model: {_runs_short(sites)} at '{action}' after {n} "
                               "action(s)", clock.elapsed(), bound=n, found_by="recorded",
-                              start="deal" if data.get("situation") is None else "situation")
+                              start=start_of(data))
     except model.RulespecError:  # a step that cannot be played: the file shows nothing
         return None
     return None
