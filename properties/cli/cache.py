@@ -208,7 +208,7 @@ _ROOT = Path(__file__).resolve().parent.parent.parent
 CODE: dict[str, tuple[str, ...]] = {
     "concrete": ("model", "properties/concrete", "properties/cli/work.py",
                  "properties/cli/cache.py"),
-    "z3": ("model", "properties/symbolic", "properties/cli/z3rows.py",
+    "z3": ("model", "properties/symbolic", "properties/search", "properties/cli/z3rows.py",
            "properties/cli/work.py", "properties/cli/cache.py"),
 }
 _LIBRARIES = {"concrete": ("hypothesis",), "z3": ("z3-solver",)}

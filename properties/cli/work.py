@@ -143,7 +143,8 @@ def run_z3(spec: str, players: int, variants: Mapping[str, str], queries: Sequen
     return [{"query": r.query, "status": r.status, "detail": r.detail,
              "seconds": float(r.seconds), "bound": r.bound, "spent": r.spent,
              "found_by": r.found_by, "start": r.start,
-             "replay": r.trace.to_replay(r.detail) if r.trace is not None else None}
+             "replay": r.replay if r.replay is not None
+             else r.trace.to_replay(r.detail) if r.trace is not None else None}
             for r in results]
 
 

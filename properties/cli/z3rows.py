@@ -87,12 +87,13 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
 
 def provenance(res: Q.Result) -> str:
     """Who found a witness, as a row says it: `recorded in FILE` (the detail names it) or
-    `found by z3 from a deal after N actions`."""
+    `found by z3 from a deal after N actions` (or by the deep search)."""
     if res.found_by == "recorded":
         return "recorded"
     n = len(res.trace.actions) if res.trace is not None else res.bound
     start = "from a deal" if res.start == "deal" else "from a situation"
-    return f"found by z3 {start}" + (f" after {n} actions" if n is not None else "")
+    who = "the deep search" if res.found_by == "search" else "z3"
+    return f"found by {who} {start}" + (f" after {n} actions" if n is not None else "")
 
 
 def _recorded_note(g: ir.GameIR, query: str, witness: str | None) -> str:

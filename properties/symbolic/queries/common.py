@@ -43,7 +43,8 @@ class Result:
     `unknown` (neither, within the budget of z3 resource units), `timeout` (stopped by the
     wall-clock safety net: says nothing of the game, and is never cached) or `error`.
     `spent`: the z3 resource units the query used; `found_by`: for a witness, `z3` (found
-    by the search) or `recorded` (a replay file the spec records, replayed); `start`: where
+    by z3's search), `search` (by the deep search on the concrete model: `replay` is its
+    replay file) or `recorded` (a replay file the spec records, replayed); `start`: where
     a witness starts, `deal` (a game from its first deal) or `situation` (a state not shown
     reachable from a deal)."""
 
@@ -56,6 +57,7 @@ class Result:
     spent: int = 0
     found_by: str | None = None
     start: str | None = None
+    replay: dict | None = None  # a witness the deep search found, as a replay file's data
 
     @property
     def failed(self) -> bool:

@@ -20,6 +20,7 @@ from ..machine import Machine
 from ..state import SymState, model_value
 from ..terms import AND, LE, LT, NOT, OR, OutOfTime, Unsupported, zterm
 from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
+from . import deep
 from .common import (
     RLIMIT,
     SEARCH_BUDGET,
@@ -151,6 +152,9 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str,
                  units: int | None) -> Result:
     """A state that repeats within one round: a round that need not end."""
     enc = machine(game).enc
+    searched, explored = deep.round_cycle(game, clock)
+    if searched is not None:
+        return searched
 
     def cycle(u: Unroller, k: int) -> Any:
         outs = []
@@ -171,7 +175,8 @@ def _round_cycle(game: model.Game, clock: Clock, max_depth: int, why: str,
         return Result("round_bound", "unknown", f"{why}; the search for a cycle inside a round "
                       "decided no depth", clock.elapsed())
     return Result("round_bound", "bounded", f"{why}; no state repeats inside a round in any "
-                  f"game up to {k - 1} action(s) from the deal; beyond that not decided",
+                  f"game up to {k - 1} action(s) from the deal; beyond that not decided "
+                  f"({explored.text()} without finding a cycle inside a round)",
                   clock.elapsed(), bound=k - 1)
 
 
@@ -201,6 +206,9 @@ def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
     recorded = _recorded_cycle(game, skip, clock)
     if recorded is not None:
         return recorded
+    searched, explored = deep.game_cycle(game, skip, clock)
+    if searched is not None:
+        return searched
 
     def lasso(u: Unroller, k: int) -> Any:
         outs = []
@@ -239,7 +247,8 @@ def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
                       f"{rotated}", clock.elapsed())
     return Result("game_cycle", "bounded", f"no game comes back to a round start it has been "
                   f"at within its first {k} action(s) from the deal; beyond that not decided "
-                  f"({rotated})", clock.elapsed(), bound=k)
+                  f"({rotated}; {explored.text()} without finding a game cycle)",
+                  clock.elapsed(), bound=k)
 
 
 def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Result | None:

@@ -13,6 +13,7 @@ import model
 from ..expressions import Ctx
 from ..state import model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
+from . import deep
 from .agreement import z3_step
 from .common import (
     RLIMIT,
@@ -86,6 +87,10 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
         return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
                       f"(sites: {', '.join(sorted(sites)) or 'none'})", clock.elapsed())
 
+    searched, explored = deep.shortage(game, clock)
+    if searched is not None:
+        return searched
+
     def short(u: Unroller, k: int) -> Any:
         if k == 0:
             return False
@@ -130,8 +135,8 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
     return Result("supply", "bounded", f"no shared supply runs short in any game up to "
                   f"{k - 1} action(s) from the deal (the scoring they end included); beyond "
                   f"that not decided: {', '.join(possible)} can run short from some "
-                  f"well-formed state; never short: {', '.join(never) or 'none'}",
-                  clock.elapsed(), bound=k - 1)
+                  f"well-formed state; never short: {', '.join(never) or 'none'}; "
+                  f"{explored.text()} without finding a shortage", clock.elapsed(), bound=k - 1)
 
 
 #: The share of the units left for showing that a round-transition site cannot run short

@@ -1,0 +1,335 @@
+"""What the deep search looks for, and how it is directed there.
+
+Two searches, both within a budget of states (every state a step produces counts):
+
+- **Over rounds** (`over_rounds`): a node is a round start; its successors are the
+  round starts that the round's short schedules reach (every player keeps taking one
+  kind of action while it is legal: everyone quits at once, one player goes out), a few
+  seeded random playouts of the round, and a breadth-first walk of its first actions;
+  the deal after the round is a choice among `space.DEALS`. The next round start to
+  expand is the one the goal's distance puts nearest. A game cycle is a round start the
+  path has been at (`game_cycle`); a supply running short is a step the query's own
+  check confirms (`shortage`), directed toward the scarcest shared supply.
+- **Within a round** (`round_cycle`): best-first over the states of one round, toward
+  emptier shared piles (a cycle cannot draw from a pile that nothing refills) and then
+  toward the state nearest one of its recent ancestors; a round cycle is a state the
+  path has been at.
+
+The distances come from the state's layout (zones as counts, piles by length, variables
+by value), never from a game's names.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+
+import model
+from model.codegen import Layout
+
+from .space import DEALS, Explored, Node, starts, successors
+
+#: The default budget of a search, in states; and how many of them one round may take.
+STATES = 60_000
+ROUND_STATES = 120
+#: Seeded random playouts of each round, and the longest round a schedule or playout
+#: plays before it is given up.
+ROUND_PLAYOUTS = 6
+ROUND_ACTIONS = 400
+#: The deals a round's end may take in a search over rounds: the next round's hands are
+#: what a cycle or a shortage most depends on, so a search over rounds chooses among more.
+ROUND_DEALS = 12
+#: How many recent ancestors a state of a round is compared with.
+RECENT = 16
+
+
+@attrs.frozen
+class Found:
+    """A witness: the node it ends at and the depths of the two equal states of a cycle
+    (None for a shortage), with what the search explored."""
+
+    node: Node
+    again: tuple[int, int] | None
+    explored: Explored
+    sites: tuple[str, ...] = ()
+
+
+class Shape:
+    """What a state is, as the distances read it: which zone instances are bags and which
+    are shared (held by no player and no index), and the variable slots that count."""
+
+    def __init__(self, game: model.Game, skip: frozenset[str] = frozenset()) -> None:
+        g = game.ir
+        layout = Layout.of(g)
+        self.bag = [z.order == "bag" for z in g.zones for _ in range(layout.zone_count[z.name])]
+        self.shared = [z.per is None for z in g.zones
+                       for _ in range(layout.zone_count[z.name])]
+        skipped = {layout.var_base[n] + i for n in skip if n in layout.var_base
+                   for i in range(layout.var_count[n])}
+        self.slots = [i for i in range(layout.n_vars) if i not in skipped]
+
+    def key(self, state: model.State) -> tuple:
+        v = state.v
+        return (tuple(map(tuple, state.z)), tuple(v[i] for i in self.slots), state.is_terminal)
+
+    def distance(self, a: model.State, b: model.State) -> int:
+        d = 0
+        for bag, za, zb in zip(self.bag, a.z, b.z, strict=True):
+            if za == zb:
+                continue
+            if bag:
+                d += sum(abs(x - y) for x, y in zip(za, zb, strict=True))
+            else:
+                d += abs(len(za) - len(zb)) + 1
+        va, vb = a.v, b.v
+        for i in self.slots:
+            x, y = va[i], vb[i]
+            if x != y:
+                d += abs(x - y) if type(x) is int and type(y) is int else 1
+        return d
+
+    def shared_items(self, state: model.State) -> int:
+        """The items in shared piles (a draw pile, a discard pile)."""
+        return sum(len(z) for z, bag, sh in zip(state.z, self.bag, self.shared, strict=True)
+                   if sh and not bag)
+
+    def scarcity(self, state: model.State, full: list[list[int]]) -> tuple[float, float]:
+        """How near the shared bags are to running out, against `full` (their contents at
+        the start): the smallest share left of any kind they started with, then the whole
+        share left."""
+        least, total, n = 1.0, 0.0, 0
+        for i, (bag, sh) in enumerate(zip(self.bag, self.shared, strict=True)):
+            if not (bag and sh):
+                continue
+            for have, had in zip(state.z[i], full[i], strict=True):
+                if had:
+                    share = have / had
+                    least, total, n = min(least, share), total + share, n + 1
+        return least, total / max(n, 1)
+
+
+# ------------------------------------------------------------------ over rounds
+def _ends_round(state: model.State, nxt: model.State) -> bool:
+    return nxt.round != state.round or nxt.is_terminal
+
+
+def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
+                step: Callable[[Node, model.Action, model.State], bool], deals: int
+                ) -> Iterator[Node]:
+    """The nodes at which the round begun at `start` has ended (the next round's start,
+    or the game's end), by the round's schedules, random playouts and a breadth-first
+    walk, within `budget` states; `step(node, action, next)` sees every step taken and
+    may stop the search (returns True: the node after it is yielded at once)."""
+    spent = [0]
+
+    def take(node: Node, action: model.Action, deal: int | None, nxt: model.State) -> Node:
+        spent[0] += 1
+        explored.states += 1
+        child = Node(nxt, node, action, deal, node.depth + 1)
+        explored.deepest = max(explored.deepest, child.depth)
+        return child
+
+    def followed(node: Node, choose: Callable[[list[model.Action]], model.Action]
+                 ) -> Iterator[Node]:
+        for _ in range(ROUND_ACTIONS):
+            if spent[0] >= budget:
+                return
+            options = node.state.legal_actions()
+            if not options:
+                return
+            action = choose(options)
+            outs = list(successors(node, deals, legal=lambda _s, a=action: [a]))
+            if not outs:
+                return
+            for a, d, nxt in outs:
+                child = take(node, a, d, nxt)
+                if step(node, a, nxt) or _ends_round(node.state, nxt):
+                    yield child
+            if any(_ends_round(node.state, n) for _, _, n in outs):
+                return
+            node = child
+
+    for name in [a.name for a in start.state.game.ir.actions]:
+        # a schedule: every player takes an action called `name` while one is legal
+        yield from followed(start, lambda opts, name=name: next(
+            (a for a in opts if a.name == name), opts[0]))
+    rng = random.Random(seed)
+    for _ in range(ROUND_PLAYOUTS):
+        yield from followed(start, rng.choice)
+    frontier, seen = [start], {start.state}
+    while frontier and spent[0] < budget:
+        nxt_frontier = []
+        for node in frontier:
+            for a, d, nxt in successors(node, deals):
+                if spent[0] >= budget:
+                    return
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                child = take(node, a, d, nxt)
+                if step(node, a, nxt) or _ends_round(node.state, nxt):
+                    yield child
+                else:
+                    nxt_frontier.append(child)
+        frontier = nxt_frontier
+
+
+def over_rounds(game: model.Game, shape: Shape, budget: int,
+                priority: Callable[[Node, list[Node]], Any],
+                found: Callable[[Node, list[Node], model.Action | None], Found | None],
+                step: Callable[[Node, model.Action, model.State], bool] = lambda *_: False,
+                deals: int = ROUND_DEALS) -> tuple[Found | None, Explored]:
+    """Best-first over round starts: expand the one `priority` puts first (its node and
+    the round starts before it on its path), until `found` names a witness at a round's
+    end or the budget of states is spent."""
+    explored = Explored()
+    order = itertools.count()
+    heap: list[tuple[Any, int, Node, list[Node]]] = []
+    seen: set[tuple] = set()
+    for node in starts(game, deals):
+        explored.deals += 1
+        seen.add(shape.key(node.state))
+        heapq.heappush(heap, (priority(node, []), next(order), node, []))
+    while heap and explored.states < budget:
+        _, n, start, before = heapq.heappop(heap)
+        chain = [*before, start]
+        explored.rounds += 1
+        left = min(ROUND_STATES, budget - explored.states)
+        for end in _round_ends(start, left, explored, n, step, deals):
+            hit = found(end, chain, end.action)
+            if hit is not None:
+                return hit, explored
+            if end.state.is_terminal or end.state.round == end.parent.state.round:
+                continue
+            k = shape.key(end.state)
+            if k in seen:
+                continue
+            seen.add(k)
+            heapq.heappush(heap, (priority(end, chain), next(order), end, chain))
+    return None, explored
+
+
+def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES
+               ) -> tuple[Found | None, Explored]:
+    """A game that comes back to a round start it has been at (the variables in `skip`
+    aside): directed toward the round start nearest one before it on its path."""
+    shape = Shape(game, skip)
+
+    def priority(node: Node, chain: list[Node]) -> tuple[int, int]:
+        near = min((shape.distance(node.state, c.state) for c in chain), default=0)
+        return near, -len(chain)
+
+    def found(end: Node, chain: list[Node], _a: model.Action | None) -> Found | None:
+        if end.state.is_terminal or end.state.round == end.parent.state.round:
+            return None
+        k = shape.key(end.state)
+        for c in chain:
+            if shape.key(c.state) == k:
+                return Found(end, (c.depth, end.depth), Explored())
+        return None
+
+    hit, explored = over_rounds(game, shape, budget, priority, found)
+    if hit is not None:
+        hit = attrs.evolve(hit, explored=explored)
+    return hit, explored
+
+
+def shortage(game: model.Game, confirm: Callable[[model.State, model.Action, model.State],
+                                                 list[str]],
+             budget: int = STATES, confirmations: int = 40) -> tuple[Found | None, Explored]:
+    """A step at which a shared supply is asked for more than it holds, as `confirm` (the
+    query's own check of one concrete step) says: tried on the steps after which a shared
+    bag holds none of a kind it began with; directed toward the scarcest shared bags."""
+    shape = Shape(game)
+    full = [list(z) for z in next(starts(game, 1)).state.z]
+    tries = [0]
+    hits: list[tuple[model.State, model.Action, list[str]]] = []
+
+    def suspicious(state: model.State, nxt: model.State) -> bool:
+        for i, (bag, sh) in enumerate(zip(shape.bag, shape.shared, strict=True)):
+            if bag and sh and any(had and not have
+                                  for have, had in zip(nxt.z[i], full[i], strict=True)):
+                return state.z[i] != nxt.z[i] or _ends_round(state, nxt)
+        return False
+
+    def step(node: Node, action: model.Action, nxt: model.State) -> bool:
+        if tries[0] >= confirmations or not suspicious(node.state, nxt):
+            return False
+        tries[0] += 1
+        sites = confirm(node.state, action, nxt)
+        if sites:
+            hits.append((nxt, action, sites))
+            return True
+        return False
+
+    def priority(node: Node, chain: list[Node]) -> tuple[float, float, int]:
+        least, total = shape.scarcity(node.state, full)
+        return least, total, len(chain)
+
+    def found(end: Node, _chain: list[Node], action: model.Action | None) -> Found | None:
+        for nxt, act, sites in hits:
+            if nxt is end.state and act is action:
+                return Found(end, None, Explored(), tuple(sites))
+        return None
+
+    hit, explored = over_rounds(game, shape, budget, priority, found, step)
+    if hit is not None:
+        hit = attrs.evolve(hit, explored=explored)
+    return hit, explored
+
+
+# ------------------------------------------------------------------ within a round
+def round_cycle(game: model.Game, budget: int = STATES, deals: int = DEALS,
+                start: model.State | None = None) -> tuple[Found | None, Explored]:
+    """A round that comes back to a state it has been at, from a deal (or from `start`):
+    best-first toward emptier shared piles, then toward the state nearest one of its
+    recent ancestors."""
+    shape = Shape(game)
+    explored = Explored()
+    order = itertools.count()
+    heap: list[tuple[Any, int, Node]] = []
+    seen: dict[model.State, Node] = {}
+
+    def push(node: Node) -> None:
+        recent, near, up = 0, None, node.parent
+        while up is not None and recent < RECENT and up.state.round == node.state.round:
+            d = shape.distance(node.state, up.state)
+            near = d if near is None else min(near, d)
+            up, recent = up.parent, recent + 1
+        heapq.heappush(heap, ((shape.shared_items(node.state), near or 0, -node.depth),
+                              next(order), node))
+
+    for node in [Node(start, None, None, None, 0)] if start is not None else starts(game, deals):
+        explored.deals += start is None
+        seen[node.state] = node
+        push(node)
+    while heap and explored.states < budget:
+        *_, node = heapq.heappop(heap)
+        for a, d, nxt in successors(node):
+            explored.states += 1
+            if _ends_round(node.state, nxt):
+                continue
+            child = Node(nxt, node, a, d, node.depth + 1)
+            explored.deepest = max(explored.deepest, child.depth)
+            before = seen.get(nxt)
+            if before is not None:
+                if _is_ancestor(before, node):
+                    return Found(child, (before.depth, child.depth), explored), explored
+                continue
+            seen[nxt] = child
+            push(child)
+    return None, explored
+
+
+def _is_ancestor(a: Node, node: Node) -> bool:
+    up: Node | None = node
+    while up is not None and up.depth >= a.depth:
+        if up is a:
+            return True
+        up = up.parent
+    return False

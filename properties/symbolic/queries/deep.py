@@ -1,0 +1,76 @@
+"""The deep search (`properties.search`) as a step of the supply and cycle queries.
+
+A query whose z3 search from a deal reaches only a few actions asks the deep search for
+a witness on the concrete model. What it finds is written as a replay file and checked
+by the very test a recorded witness passes (`recorded.py`: a step where the z3
+encoding's shortage flags hold on the pinned transition; two equal round starts; two
+equal states within a round), so a witness the search finds and one a spec records are
+judged alike. Its budget is a number of states (`STATES`), the same on any machine.
+"""
+
+from __future__ import annotations
+
+import model
+
+from ...search import goals
+from ...search.space import Explored, replay_of
+from .common import Clock, Result
+from .recorded import repeated_in_round, repeated_start, steps
+
+#: The states the deep search may explore for one query.
+STATES = 150_000
+#: z3 resource units for checking one concrete step for a shortage (`supply.shortages`).
+STEP_UNITS = 5_000_000
+
+
+def shortage(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
+    """A shortage of a shared supply the deep search finds, checked step by step."""
+    from .supply import _runs_short, shortages
+
+    def confirm(state: model.State, action: model.Action, nxt: model.State) -> list[str]:
+        if clock.left() <= STEP_UNITS:
+            return []
+        return shortages(game, state, action, nxt, Clock(STEP_UNITS))
+
+    hit, explored = goals.shortage(game, confirm, STATES)
+    if hit is None:
+        return None, explored
+    data = replay_of(game, hit.node, "z3_supply: found by the deep search")
+    for n, state, action, nxt in steps(game, data):
+        sites = shortages(game, state, action, nxt, Clock(max(clock.left(), 1)))
+        if sites:
+            return Result("supply", "witness", f"{_runs_short(sites)} at '{action}' after {n} "
+                          f"action(s) of a legal game ({explored.text()})", clock.elapsed(),
+                          bound=n, found_by="search", start="deal", replay=data), explored
+    return None, explored
+
+
+def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock
+               ) -> tuple[Result | None, Explored]:
+    """A game cycle the deep search finds: a replay that comes back to a round start."""
+    hit, explored = goals.game_cycle(game, skip, STATES)
+    if hit is None:
+        return None, explored
+    data = replay_of(game, hit.node, "z3_game_cycle: found by the deep search")
+    again = repeated_start(game, data, skip)
+    if again is None:
+        return None, explored
+    return Result("game_cycle", "witness", f"from the first deal, the round start after action "
+                  f"{again[0]} comes back after action {again[1]}: those rounds can repeat "
+                  f"forever ({explored.text()})", clock.elapsed(), bound=again[1],
+                  found_by="search", start="deal", replay=data), explored
+
+
+def round_cycle(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
+    """A cycle inside a round the deep search finds from a deal."""
+    hit, explored = goals.round_cycle(game, STATES)
+    if hit is None:
+        return None, explored
+    data = replay_of(game, hit.node, "z3_round_bound: found by the deep search")
+    again = repeated_in_round(game, data)
+    if again is None:
+        return None, explored
+    return Result("round_bound", "witness", f"from the first deal, the state after action "
+                  f"{again[0]} comes back after action {again[1]} within one round, so a "
+                  f"round need not end ({explored.text()})", clock.elapsed(), bound=again[1],
+                  found_by="search", start="deal", replay=data), explored

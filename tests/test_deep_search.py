@@ -1,0 +1,108 @@
+"""The deep search finds witnesses no file records, replays them, and says what it explored.
+
+The specs are copied without their `witness:` entries, so nothing the spec records can
+stand in for what the tool finds by itself.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import model
+from properties.cli.z3rows import row_of
+from properties.search import goals
+from properties.search.space import replay_of
+from properties.symbolic import queries as Q
+from properties.symbolic.queries.common import Clock
+from properties.symbolic.queries.recorded import repeated_start, steps
+from properties.symbolic.queries.supply import shortages
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+
+
+def without_witnesses(game: str, folder: Path) -> Path:
+    """A copy of a shipped spec with every `witness:` line taken out."""
+    text = re.sub(r"^\s*witness:.*\n", "", (SPEC / f"{game}.yaml").read_text(), flags=re.M)
+    assert "witness:" not in text
+    (folder / "rulebooks").symlink_to(SPEC / "rulebooks", target_is_directory=True)
+    copy = folder / f"{game}.yaml"
+    copy.write_text(text)
+    return copy
+
+
+def test_a_shortage_no_file_records_is_found_replayed_and_reported_as_the_search_s(
+        tmp_path: Path) -> None:
+    game = model.load(without_witnesses("lama", tmp_path), players=4)
+    res = Q.supply(game)
+    assert (res.status, res.found_by, res.start) == ("witness", "search", "deal"), res.detail
+    assert res.replay is not None and res.trace is None
+    # the replay file shows the shortage at the step it names, by the encoding's own flags
+    played = list(steps(game, res.replay))
+    assert len(played) == res.bound
+    _, state, action, nxt = played[-1]
+    assert shortages(game, state, action, nxt, Clock(50_000_000))
+    assert "the deep search explored" in res.detail
+    row = row_of(game, res)
+    assert (row.status, row.found_by) == ("expected failure", "search")
+    assert "found by the deep search from a deal after" in row.detail
+
+
+def test_a_game_cycle_found_comes_back_to_a_round_start_and_is_the_same_every_run() -> None:
+    game = model.load("lama", players=2)
+    first, explored = goals.game_cycle(game, frozenset({"round"}))
+    assert first is not None, explored.text()
+    data = replay_of(game, first.node)
+    again = repeated_start(game, data, frozenset({"round"}))
+    assert again is not None and again[1] == len(data["actions"])
+    second, explored_again = goals.game_cycle(game, frozenset({"round"}))
+    assert second is not None
+    assert replay_of(game, second.node) == data
+    assert explored_again.states == explored.states
+
+
+def test_a_search_that_finds_nothing_stops_at_its_budget_and_says_what_it_covered() -> None:
+    game = model.load("lama", players=2)
+    hit, explored = goals.game_cycle(game, frozenset({"round"}), budget=300)
+    assert hit is None
+    assert 300 <= explored.states < 300 + goals.ROUND_STATES
+    assert explored.deals == goals.ROUND_DEALS and explored.rounds >= 1
+    assert f"explored {explored.states} states" in explored.text()
+
+
+def test_a_round_cycle_search_of_a_game_whose_rounds_end_finds_none() -> None:
+    # LAMA's round measure is proved to fall with every action: no round can cycle
+    game = model.load("lama", players=3)
+    hit, explored = goals.round_cycle(game, budget=2_000)
+    assert hit is None and explored.states >= 2_000
+
+
+@pytest.mark.parametrize("deal", [0, 1, 2])
+def test_a_chosen_deal_is_the_same_for_the_same_cards(deal: int) -> None:
+    from properties.search.space import ChosenChance
+
+    game = model.load("lama", players=3)
+    a, b = list(range(len(game.kind_names))) * 2, list(range(len(game.kind_names)))[::-1] * 2
+    chance = ChosenChance(game, deal)
+    chance.shuffle(a)
+    chance.shuffle(b)
+    assert a == b and chance.used == 2
+
+
+def test_a_round_cycle_is_found_from_a_situation_where_one_exists() -> None:
+    # Lambada with an empty draw pile: colours that show nowhere send the covered card
+    # back to the hand that played it (the situation of the recorded 2-player witness)
+    from properties.concrete import trace as tr
+
+    data = tr.read_replay(str(SPEC / "witnesses" / "lambada-2p-z3_round_bound.yaml"))
+    game = model.load("lambada", players=2)
+    start, _ = tr.start(game, data)
+    hit, explored = goals.round_cycle(game, budget=20_000, start=start)
+    assert hit is not None, explored.text()
+    path = hit.node.path()
+    assert path[0].state == start and hit.again is not None
+    first, last = hit.again
+    assert path[first].state == path[last].state and first < last
+    assert all(n.state.round == start.round for n in path)
