@@ -5,7 +5,8 @@ Two searches, both within a budget of states (every state a step produces counts
 - **Over rounds** (`over_rounds`): a node is a round start; its successors are the
   round starts that the round's short schedules reach (every player keeps taking one
   kind of action while it is legal: everyone quits at once, one player goes out), a few
-  seeded random playouts of the round, and a breadth-first walk of its first actions;
+  seeded random playouts of the round, a depth-first walk (the ends only a long round
+  reaches) and a breadth-first one (its first actions);
   the deal after the round is a choice among `space.DEALS`. The next round start to
   expand is the one the goal's distance puts nearest. A game cycle is a round start the
   path has been at (`game_cycle`); a supply running short is a step the query's own
@@ -161,6 +162,20 @@ def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
     rng = random.Random(seed)
     for _ in range(ROUND_PLAYOUTS):
         yield from followed(start, rng.choice)
+    # depth first, for the round ends that only a long round reaches (every card played)
+    stack, seen = [start], {start.state}
+    deep_budget = spent[0] + (budget - spent[0]) // 2
+    while stack and spent[0] < deep_budget:
+        node = stack.pop()
+        for a, d, nxt in successors(node, deals):
+            if nxt in seen:
+                continue
+            seen.add(nxt)
+            child = take(node, a, d, nxt)
+            if step(node, a, nxt) or _ends_round(node.state, nxt):
+                yield child
+            else:
+                stack.append(child)
     frontier, seen = [start], {start.state}
     while frontier and spent[0] < budget:
         nxt_frontier = []

@@ -21,14 +21,19 @@ from .recorded import repeated_in_round, repeated_start, steps
 STATES = 150_000
 #: z3 resource units for checking one concrete step for a shortage (`supply.shortages`).
 STEP_UNITS = 5_000_000
+#: The share of a supply query's units its step checks may spend in all, so that z3's own
+#: search from a deal keeps most of the budget when the deep search finds nothing.
+CHECK_SHARE = 0.25
 
 
 def shortage(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
     """A shortage of a shared supply the deep search finds, checked step by step."""
     from .supply import _runs_short, shortages
 
+    checks = Clock(clock.left() * CHECK_SHARE)  # all the step checks together
+
     def confirm(state: model.State, action: model.Action, nxt: model.State) -> list[str]:
-        if clock.left() <= STEP_UNITS:
+        if checks.left() <= STEP_UNITS:
             return []
         return shortages(game, state, action, nxt, Clock(STEP_UNITS))
 

@@ -1,0 +1,65 @@
+"""How the deep search does on the declared z3 failures, with no witness file to lean on.
+
+For every spec of spec/ and player count whose `expect:` declares z3_supply,
+z3_game_cycle or z3_round_bound to fail (default readings), runs the deep search on the
+compiled model and prints whether it found a witness, how long it took, how many states
+it explored and at what rate, and the witness's length. A found shortage is confirmed
+with the z3 check of that step, as the query does. The search never reads the spec's
+`witness:` files, so this is what a designer gets for a new rule change.
+
+    python benchmarks/deep_search.py [--budget STATES] [GAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import model
+from model.ir import expectation_for
+from model.schema import SPEC_DIR
+from properties.search import goals
+from properties.symbolic.queries.common import Clock
+from properties.symbolic.queries.supply import shortages
+
+SEARCHES = ("z3_supply", "z3_game_cycle", "z3_round_bound")
+
+
+def search(game: model.Game, prop: str, budget: int) -> tuple[goals.Found | None, goals.Explored]:
+    if prop == "z3_supply":
+        return goals.shortage(game, lambda s, a, n: shortages(game, s, a, n, Clock(5_000_000)),
+                              budget)
+    if prop == "z3_game_cycle":
+        return goals.game_cycle(game, frozenset({"round"}), budget)
+    return goals.round_cycle(game, budget)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("games", nargs="*", default=sorted(p.stem for p in SPEC_DIR.glob("*.yaml")))
+    ap.add_argument("--budget", type=int, default=150_000, help="states per search")
+    args = ap.parse_args()
+    found = total = 0
+    print(f"{'game':<8} {'p':>2} {'property':<15} {'result':<8} {'seconds':>8} {'states':>8} "
+          f"{'states/s':>9} {'actions':>7}")
+    for gid in args.games:
+        first = model.load(gid, players=2).ir
+        for n in range(first.min_players, first.max_players + 1):
+            game = model.load(gid, players=n)
+            for prop in SEARCHES:
+                e = expectation_for(game.ir, prop)
+                if e is None or e.result != "fail":
+                    continue
+                total += 1
+                t0 = time.perf_counter()
+                hit, explored = search(game, prop, args.budget)
+                dt = time.perf_counter() - t0
+                found += hit is not None
+                length = hit.node.depth if hit is not None else "-"
+                print(f"{gid:<8} {n:>2} {prop:<15} {'found' if hit else 'none':<8} {dt:8.1f} "
+                      f"{explored.states:>8} {explored.states / dt:9.0f} {length:>7}")
+    print(f"found {found} of {total} declared failures with a budget of {args.budget} states")
+
+
+if __name__ == "__main__":
+    main()
