@@ -144,7 +144,7 @@ def test_tracked_totals_are_the_sums_of_the_counts(spec: Path, players: int) -> 
             for st in (part.post, post):
                 for i, total in _tracked_totals(enc, st):
                     s = z3.Solver()
-                    s.set("timeout", 20_000)
+                    s.set("rlimit", 200_000_000)  # z3's count of work: not the machine's load
                     for a in part.ctx.assume:
                         s.add(zterm(a))
                     assert s.check(zterm(total != SUM(st.Z[i]))) == z3.unsat, enc.inst_name(i)
@@ -361,7 +361,8 @@ def test_a_recorded_witness_without_a_shortage_is_not_taken(tmp_path: Path) -> N
     res = Q.supply(model.load(spec, players=6), units=2_000_000)
     assert "recorded witness" not in res.detail
     assert res.status in ("bounded", "witness"), res.detail
-    assert res.status == "bounded" or res.bound == 5
+    assert res.found_by in (None, "z3", "search")
+    assert res.found_by != "z3" or res.bound == 5
 
 
 def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
