@@ -436,8 +436,10 @@ def test_a_search_within_a_budget_is_bounded_below_the_shortest_witness(tmp_path
     assert res.bound is not None
     if res.status == "bounded":
         assert 1 <= res.bound < 5 and f"up to {res.bound} action(s)" in res.detail
-    else:
+    elif res.found_by == "z3":  # z3's search is shortest first; the deep search's is not
         assert res.bound == 5
+    else:
+        assert res.found_by == "search" and res.bound >= 5
 
 
 def test_a_budget_stops_a_check_by_z3_resources() -> None:

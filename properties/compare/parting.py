@@ -13,10 +13,11 @@ set-up rules changed).
 2. z3 on the product of both versions (`properties.symbolic.queries.parting`): a proof that
    they never part, or the shortest parting game from a symbolic deal — which is then
    replayed on both concrete models and kept only if they really part there;
-3. concretely, where z3 could not decide: games played in lock-step on both versions with
-   common random numbers (seeded games: `Game.chance` shuffles by kind name, so both
-   versions deal alike from one seed), first uniformly random, then Hypothesis-generated
-   and shrunk; the shortest parting game is kept.
+3. concretely, where z3 could not decide: breadth first over pairs of states from a few
+   seeded deals (`breadth_first`: the shortest parting game from each, within a budget of
+   pairs; `Game.chance` shuffles by kind name, so both versions deal alike from one seed);
+   if that finds none, games played in lock-step with those common random numbers,
+   uniformly random; then Hypothesis-generated and shrunk games, kept if shorter.
 
 The result (`Parting`) says exactly what was shown when nothing parts them: proved for
 every well-formed state, none within N actions (z3), or none in K concrete games.
@@ -386,10 +387,20 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 3
             notes.append(f"z3: {product.detail} ({product.seconds:.1f} s)")
             if product.status == "bounded":
                 bound = product.bound
+    say(f"{P} players: breadth first from {BFS_DEALS} deals, at most {BFS_STATES} pairs of "
+        "states")
+    best, pairs = breadth_first(old, new, names)
+    how = "breadth-first search"
+    # random games from more deals, for one shorter than the breadth-first search's
+    limit = len(best[1].actions) - 1 if best is not None else max_actions
     say(f"{P} players: {games} random games in lock-step on both versions")
-    best, played = _random_search(old, new, games, max_actions, seed, names,
-                                  lambda m: say(f"{P} players: {m}"))
-    how = "random games"
+    played = 0
+    if limit >= 0:
+        shorter, played = _random_search(old, new, games, limit, seed, names,
+                                         lambda m: say(f"{P} players: {m}"))
+        if shorter is not None and (best is None
+                                    or len(shorter[1].actions) < len(best[1].actions)):
+            best, how = shorter, "random games"
     if examples:
         say(f"{P} players: {examples} Hypothesis-generated games in lock-step")
         limit = len(best[1].actions) if best else max_actions
@@ -403,7 +414,8 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 3
             notes.append("z3 shares chance by what it is (the k-th card revealed, a shuffle's "
                          "top) and found none this short; these games share the seed instead")
         return _parting(P, how, f, {"seed": s}, notes, seconds, games=played)
-    searched = (f"none in {played} random games of up to {max_actions} actions"
+    searched = (f"none breadth first over {pairs} pairs of states from {BFS_DEALS} deals, nor "
+                f"in {played} random games of up to {max_actions} actions"
                 + (f" and {examples} Hypothesis-generated games" if examples else ""))
     if bound is not None:
         return Parting("bounded", P, "z3", f"from every deal the first {bound} action(s) "
@@ -432,6 +444,75 @@ def _parting(P: int, how: str, f: _Found, chance: dict, notes: list[str], second
     return Parting("parted", P, how, f"{where} ({how})", f.actions, f.mode, step, f.player,
                    f.old_legal, f.new_legal, f.differences, f.situation, chance, None, games,
                    tuple(notes), seconds)
+
+
+#: Pairs of states (one per version) the breadth-first search may expand in all, and the
+#: seeded deals it searches from: a deterministic budget, the same on any machine.
+BFS_STATES = 5_000
+BFS_DEALS = 4
+
+
+def breadth_first(old: Game, new: Game, names: Names | None = None, *,
+                  states: int = BFS_STATES, deals: int = BFS_DEALS
+                  ) -> tuple[tuple[int, _Found] | None, int]:
+    """The shortest game from a seeded deal after which the versions part, breadth first
+    over pairs of states played alike (the same actions, each step's shuffles from the
+    seed and step, so both versions draw alike), pairs seen before not expanded again:
+    from each of `deals` deals, within a budget of `states` pairs in all. Returns the
+    shortest parting found (its seed, what parts) and the pairs explored."""
+    from ..concrete.trace import describe
+
+    best: tuple[int, _Found] | None = None
+    explored = 0
+    for seed in range(deals):
+        at_deal = lockstep(old, new, None, None, [], max_actions=0, names=names, seed=seed)
+        if at_deal is not None:
+            return (seed, at_deal), explored
+        try:
+            frontier: list[tuple[State, State, tuple[str, ...]]] = [
+                (old.initial_state(seed), new.initial_state(seed), ())]
+        except ModelError:
+            continue
+        seen = {(frontier[0][0], frontier[0][1])}
+        share = explored + (states - explored) // (deals - seed)
+        while frontier and explored < share:
+            if best is not None and len(frontier[0][2]) + 1 >= len(best[1].actions):
+                break  # nothing shorter is left at this depth
+            later = []
+            for so, sn, taken in frontier:
+                if so.is_terminal or explored >= share:
+                    continue
+                explored += 1
+                lo, ln = _legal(so, names), _legal(sn, None)
+                if set(lo) != set(ln):
+                    best = (seed, _Found(taken, "legal", so.active_player,
+                                         tuple(str(a) for a in lo.values()),
+                                         tuple(str(a) for a in ln.values()),
+                                         situation=describe(old, so)))
+                    break
+                hit = None
+                for key, ao in lo.items():
+                    diff = _outcome(old, new, so, sn, ao, ln[key], None, None, names)
+                    if diff is not None:
+                        hit = _Found((*taken, str(ao)), "state", so.active_player,
+                                     differences=diff, situation=describe(old, so))
+                        break
+                    try:
+                        pair = (so.apply(ao), sn.apply(ln[key]))
+                    except ModelError:
+                        continue
+                    if pair not in seen:
+                        seen.add(pair)
+                        later.append((*pair, (*taken, str(ao))))
+                if hit is not None:
+                    if best is None or len(hit.actions) < len(best[1].actions):
+                        best = (seed, hit)
+                    break
+            else:
+                frontier = later
+                continue
+            break
+    return best, explored
 
 
 def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int,

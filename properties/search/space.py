@@ -26,8 +26,9 @@ DEALS = 3
 
 
 class ChosenChance:
-    """A shuffle decided by `deal` (set by the search before each step) and the pile's
-    contents alone; `used` counts the shuffles since it was last reset."""
+    """A shuffle decided by `deal` (set by the search before each step), the pile's contents
+    and how many shuffles the step has made (`used`, reset by the search before each
+    step)."""
 
     __slots__ = ("canonical", "deal", "used")
 
@@ -37,9 +38,11 @@ class ChosenChance:
         self.used = 0
 
     def shuffle(self, pile: list[int]) -> None:
+        # the n-th shuffle of a step differs from the one before it: a rule that shuffles
+        # again until the cards fall right would otherwise deal the same cards forever
         self.used += 1
         self.canonical(pile)
-        fisher_yates(pile, MersenneTwister(self.deal + 1).random)
+        fisher_yates(pile, MersenneTwister(self.deal * 4096 + self.used).random)
 
 
 @attrs.define(eq=False, slots=True)
@@ -82,7 +85,10 @@ class Explored:
 def starts(game: model.Game, deals: int = DEALS) -> Iterator[Node]:
     """The first deal of the game under each choice of deal."""
     for d in range(deals):
-        yield Node(game.initial_state(0, chance=ChosenChance(game, d)), None, None, d, 0)
+        try:
+            yield Node(game.initial_state(0, chance=ChosenChance(game, d)), None, None, d, 0)
+        except model.ModelError:  # a set-up this deal leaves undefined is not searched
+            continue
 
 
 def successors(node: Node, deals: int = DEALS,
@@ -104,7 +110,7 @@ def successors(node: Node, deals: int = DEALS,
             continue
         yield action, 0, nxt
         for d in range(1, deals):
-            chance.deal = d
+            chance.deal, chance.used = d, 0
             try:
                 yield action, d, state.apply(action, chance=chance)
             except model.ModelError:
@@ -121,7 +127,7 @@ def replay_of(game: model.Game, node: Node, note: str = "") -> dict[str, Any]:
     state = game.initial_state(0, chance=recording)
     for step in path[1:]:
         assert step.action is not None
-        recording.inner.deal = step.deal or 0
+        recording.inner.deal, recording.inner.used = step.deal or 0, 0
         state = state.apply(step.action, chance=recording)
     assert state == node.state, "a path of the deep search replays to another state"
     spec = game.ir.file

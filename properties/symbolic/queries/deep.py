@@ -10,6 +10,8 @@ judged alike. Its budget is a number of states (`STATES`), the same on any machi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import model
 
 from ...search import goals
@@ -17,8 +19,10 @@ from ...search.space import Explored, replay_of
 from .common import Clock, Result
 from .recorded import repeated_in_round, repeated_start, steps
 
-#: The states the deep search may explore for one query.
+#: The states the deep search may explore for one query; a search within a round, whose
+#: steps cost more (each state is compared with its recent ancestors), fewer.
 STATES = 150_000
+ROUND_STATES = 30_000
 #: z3 resource units for checking one concrete step for a shortage (`supply.shortages`).
 STEP_UNITS = 5_000_000
 #: The share of a supply query's units its step checks may spend in all, so that z3's own
@@ -26,10 +30,13 @@ STEP_UNITS = 5_000_000
 CHECK_SHARE = 0.25
 
 
-def shortage(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
-    """A shortage of a shared supply the deep search finds, checked step by step."""
-    from .supply import _runs_short, shortages
-
+def shortage(game: model.Game, clock: Clock,
+             shortages: Callable[[model.Game, model.State, model.Action, model.State, Clock],
+                                 list[str]],
+             runs_short: Callable[[list[str]], str]) -> tuple[Result | None, Explored]:
+    """A shortage of a shared supply the deep search finds, checked step by step with
+    `shortages` (the supply query's check of one concrete step) and described by
+    `runs_short`."""
     checks = Clock(clock.left() * CHECK_SHARE)  # all the step checks together
 
     def confirm(state: model.State, action: model.Action, nxt: model.State) -> list[str]:
@@ -44,7 +51,7 @@ def shortage(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
     for n, state, action, nxt in steps(game, data):
         sites = shortages(game, state, action, nxt, Clock(max(clock.left(), 1)))
         if sites:
-            return Result("supply", "witness", f"{_runs_short(sites)} at '{action}' after {n} "
+            return Result("supply", "witness", f"{runs_short(sites)} at '{action}' after {n} "
                           f"action(s) of a legal game ({explored.text()})", clock.elapsed(),
                           bound=n, found_by="search", start="deal", replay=data), explored
     return None, explored
@@ -68,7 +75,7 @@ def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock
 
 def round_cycle(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
     """A cycle inside a round the deep search finds from a deal."""
-    hit, explored = goals.round_cycle(game, STATES)
+    hit, explored = goals.round_cycle(game, ROUND_STATES)
     if hit is None:
         return None, explored
     data = replay_of(game, hit.node, "z3_round_bound: found by the deep search")

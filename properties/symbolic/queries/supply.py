@@ -87,7 +87,7 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
         return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
                       f"(sites: {', '.join(sorted(sites)) or 'none'})", clock.elapsed())
 
-    searched, explored = deep.shortage(game, clock)
+    searched, explored = deep.shortage(game, clock, shortages, _runs_short)
     if searched is not None:
         return searched
 
