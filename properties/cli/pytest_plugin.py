@@ -40,6 +40,7 @@ import pytest
 import model
 from model import RulespecError
 
+from ..checks.rows import expectation_for
 from ..concrete import trace as tr
 from ..concrete.coverage import Coverage, report_lines
 from ..concrete.stateful import (
@@ -53,7 +54,6 @@ from ..concrete.stateful import (
     replay_name,
     run_config,
 )
-from .rows import expectation_for
 
 _COVERAGE_KEY = "rulespec_coverage"
 
@@ -262,9 +262,9 @@ class Z3Item(pytest.Item):
 
     def runtest(self) -> None:
         from ..checks.verdict import Verdict
+        from ..checks.z3rows import row_of
         from ..symbolic.isolate import run_isolated
         from ..symbolic.queries import QUERIES, RLIMIT
-        from .z3rows import row_of
 
         st = self.config.stash[_STATE]
         key = ("z3", str(self.path), self.path.stat().st_mtime_ns, self.players)

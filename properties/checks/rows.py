@@ -13,8 +13,8 @@ import attrs
 from model import ir
 from model.ir import expectation_for, expectations_for
 
-from ..checks.verdict import Verdict, verdict_of
 from ..concrete.playout import Finding
+from .verdict import Verdict, verdict_of
 
 __all__ = ["Row", "expectation_for"]
 

@@ -17,9 +17,9 @@ from typing import Any
 import model
 from model import RulespecError
 
-from ..checks.verdict import FOUND_BY
 from ..concrete.coverage import Coverage
 from ..concrete.playout import Limits, play_games
+from .verdict import FOUND_BY
 
 Result = dict[str, Any]
 

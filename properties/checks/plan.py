@@ -31,12 +31,12 @@ from model import ir
 from model.loader import any_player_count
 from model.situation import MAX_INPUT_BYTES
 
-from ..checks.verdict import Verdict
 from ..concrete.coverage import Coverage, gaps
 from ..concrete.playout import PROPERTIES, Finding, Limits
 from . import work
 from .cache import Cache, Fingerprint, fingerprint, key_of, names_a_place, tool_version
 from .rows import Row, expectation_for
+from .verdict import Verdict
 
 
 @attrs.frozen
