@@ -3,7 +3,7 @@
 Each `spec/<game>.yaml` is collected as a file whose items are named
 `<property>[players=N]` (plus `,AMBIGUITY=VARIANT` for a variant other than the
 default), for example `spec/<game>.yaml::conservation[players=3]`. An item runs the
-Hypothesis state machine of properties/stateful.py for its player count and variants;
+Hypothesis state machine of properties/concrete/stateful.py for its player count and variants;
 the items of one configuration share one run (the first item to run pays for it).
 
 - A failure prints a short numbered trace (the deal, one action a line with the
@@ -13,7 +13,7 @@ the items of one configuration share one run (the first item to run pays for it)
   (`xfail(strict=True)`) with the spec's reason: one that unexpectedly holds fails as
   XPASS(strict).
 - At the end a coverage report names every action, clause, end condition and variant
-  the runs never exercised (see properties/coverage.py).
+  the runs never exercised (see properties/concrete/coverage.py).
 - Each z3 query at each player count is an item too, `z3_<query>[players=N]`, decided as
   `rulespec check` decides its row: proved passes, a declared failure shown is an
   expected failure, and a row neither proved nor shown (bounded, unknown, out of time)
