@@ -1,6 +1,6 @@
 """`rulespec check`'s result cache, parallel jobs, summary and JSON.
 
-The cache keeps each result under what decides it (properties/cli/cache.py): these
+The cache keeps each result under what decides it (properties/checks/cache.py): these
 tests change one thing at a time and see which rows are computed again. The runs are
 small (two players, a few games and examples) but real: nothing here is faked except
 the z3 queries in the one test about z3 rows, whose results the cache only carries.
@@ -16,8 +16,9 @@ import pytest
 from click.testing import CliRunner
 
 import model
-from properties.cli import cache as C
-from properties.cli import main, work
+from properties.checks import cache as C
+from properties.checks import work
+from properties.cli import main
 
 SPEC = Path(__file__).parent.parent / "spec"
 SMALL = ("-p", "2", "--games", "3", "--examples", "2", "--steps", "10", "--no-z3", "--jobs", "1")

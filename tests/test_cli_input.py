@@ -71,7 +71,7 @@ def test_a_z3_budget_is_a_whole_number_of_millions_in_range(args: tuple[str, ...
 
 def test_a_check_that_ran_nothing_is_not_a_pass() -> None:
     from model import ir
-    from properties.cli.check import _row
+    from properties.checks.plan import _row
 
     game = ir.GameIR.__new__(ir.GameIR)
     object.__setattr__(game, "expectations", ())

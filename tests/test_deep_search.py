@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import model
-from properties.cli.z3rows import row_of
+from properties.checks.z3rows import row_of
 from properties.search import goals
 from properties.search.space import replay_of
 from properties.symbolic import queries as Q

@@ -25,8 +25,8 @@ from click.testing import CliRunner
 from test_diff import assert_parts_at_the_end
 
 import model
+from properties.checks.plan import all_specs
 from properties.cli import main
-from properties.cli.check import all_specs
 
 AT: dict[tuple[str, str, str], int] = {
     ("lama", "chip_shortage", "forfeit"): 5,  # the pool runs short with 5 or 6 players

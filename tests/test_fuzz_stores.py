@@ -33,7 +33,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from properties.cli import cache as C
+from properties.checks import cache as C
 from properties.cli import main
 from properties.faq import partings
 

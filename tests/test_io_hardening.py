@@ -34,7 +34,8 @@ FAST_FAQ = ("--games", "0", "--examples", "0", "--statistics-games", "0", "--z3-
 @pytest.fixture
 def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every long run of a command fails the test: a mistake must be said before."""
-    from properties.cli import bench, runner
+    from properties.checks import runner
+    from properties.cli import bench
     from properties.compare import run as compare_run
     from properties.compare import stats
     from properties.faq import entries
@@ -126,7 +127,7 @@ def test_check_refuses_a_replays_folder_that_is_a_link(tmp_path: Path, no_work: 
 
 
 def test_the_result_cache_writes_through_no_planted_link(tmp_path: Path) -> None:
-    from properties.cli.cache import Cache
+    from properties.checks.cache import Cache
 
     folder = tmp_path / "cache"
     outside = tmp_path / "outside"

@@ -63,7 +63,7 @@ def test_a_worker_that_dies_is_reported() -> None:
 
 
 def test_side_by_side_workers_keep_the_rows_in_player_order() -> None:
-    from properties.cli.z3rows import z3_rows
+    from properties.checks.z3rows import z3_rows
 
     rows, results = z3_rows(MUTANTS / "lama_card_among_chips.yaml", [4, 2, 3],
                             only=["conservation"],

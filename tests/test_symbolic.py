@@ -175,7 +175,7 @@ def test_a_pile_moved_onto_itself_keeps_its_total() -> None:
 
 
 def _expected(game: model.Game, prop: str) -> str | None:
-    from properties.cli.rows import expectation_for
+    from properties.checks.rows import expectation_for
 
     e = expectation_for(game.ir, prop)
     return e.result if e is not None else None
@@ -339,7 +339,7 @@ def test_supply_replays_the_witness_the_spec_records() -> None:
     expected failure, shown by the replay (the search within the budget stops at 4
     actions, one short of it). The concrete model agrees: the penalty the pool could not
     pay is owed after the last step, and not before."""
-    from properties.cli.z3rows import row_of
+    from properties.checks.z3rows import row_of
 
     game = model.load(SPEC_DIR / "lama.yaml", players=6)
     res = Q.supply(game)
@@ -369,8 +369,8 @@ def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:
     """A row the spec declares to fail that z3 neither proves nor shows (bounded here: the
     recorded witness no longer showed it) is not 'proved up to a bound' in the summary,
     and it is undecided, not a pass; an undeclared bounded row stays bounded."""
+    from properties.checks.z3rows import row_of
     from properties.cli.report import summary_lines
-    from properties.cli.z3rows import row_of
 
     res = Q.Result("supply", "bounded", "no shared supply runs short up to 4 action(s)", 1.0,
                    bound=4)
@@ -388,7 +388,7 @@ def test_a_recorded_witness_that_cannot_be_read_is_named_with_its_error(tmp_path
                                                                          ) -> None:
     """A declared failure whose replay file is not valid (here a YAML tag, which is never
     run) says why, with the file and line, instead of "does not show it"."""
-    from properties.cli.z3rows import row_of
+    from properties.checks.z3rows import row_of
 
     spec = _edited_witness(tmp_path, "witnesses/lama-6p-z3_supply.yaml", None)
     (tmp_path / "spec" / "w").mkdir()
@@ -408,7 +408,7 @@ def test_a_recorded_witness_that_cannot_be_played_is_named_with_the_step(tmp_pat
     """A replay file that reads well but cannot be played to its end (here its last
     recorded shuffle is cut off, so the scoring of the last round has no deal to make) is
     not taken, and the row says at which action it stops and why, instead of an error."""
-    from properties.cli.z3rows import row_of
+    from properties.checks.z3rows import row_of
 
     witness = "witnesses/lama-6p-z3_supply.yaml"
     spec = _edited_witness(tmp_path, witness, lambda d: d.update(shuffles=d["shuffles"][:1]))

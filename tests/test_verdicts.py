@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import model
+from properties.checks.rows import Row
 from properties.checks.verdict import (
     EXIT_FAILING,
     EXIT_OK,
@@ -27,7 +28,6 @@ from properties.checks.verdict import (
     verdict_of,
 )
 from properties.cli import main
-from properties.cli.rows import Row
 
 SPEC = Path(__file__).parent.parent / "spec"
 #: A small run: two players, a few games, every z3 query.
@@ -123,7 +123,7 @@ def test_a_copy_of_a_spec_finds_its_recorded_witnesses_and_says_who_found_them(
 
 
 def test_a_witness_z3_finds_says_so() -> None:
-    from properties.cli.z3rows import row_of
+    from properties.checks.z3rows import row_of
     from properties.symbolic import queries as Q
 
     game = model.load("lama", players=3)

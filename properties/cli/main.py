@@ -23,12 +23,12 @@ import model
 from model import RulespecError
 from model.safe_write import make_folder, write_text
 
+from ..checks.plan import all_specs
+from ..checks.rows import Row
 from ..concrete import trace as tr
 from .bug import report_bug
-from .check import all_specs
 from .diff import diff as diff_command
 from .params import OUTPUT_FILE, OUTPUT_FILE_OR_DASH, OUTPUT_FOLDER, Finite, z3_budget_option
-from .rows import Row
 from .stats import stats as stats_command
 from .terminal import escaped_output
 
@@ -238,13 +238,13 @@ def check(specs: tuple[str, ...], games: int, seed: int, player_counts: tuple[in
     stay undecided (bounded, unknown, out of time, a declared failure not shown, rules
     never exercised), 4 for a bug in rulespec, 130 when interrupted.
     """
+    from ..checks.cache import Cache, default_folder
+    from ..checks.plan import Job, Options, plan, rows_of_spec, store
+    from ..checks.progress import Progress, Timings
+    from ..checks.runner import run_jobs
     from ..checks.verdict import EXIT_INTERRUPTED, EXIT_UNDECIDED, Verdict, counts_line, exit_code
     from ..concrete.coverage import gaps, report_lines
-    from .cache import Cache, default_folder
-    from .check import Job, Options, plan, rows_of_spec, store
-    from .progress import Progress, Timings
     from .report import detail_lines, json_report, summary_lines, table_lines
-    from .runner import run_jobs
 
     def warn(message: str) -> None:
         click.echo(message, err=True)
@@ -448,8 +448,8 @@ def query(spec: str, condition: str, players: int, z3_budget: int, max_actions: 
     params and defs, e.g. "quit[1] and count(hand[0]) == 7" or "empty(stock)". z3 picks
     the deal. Exit 0 with a witness, 1 if none exists within the bound or budget.
     """
+    from ..checks.z3rows import trace_text
     from ..symbolic import queries as Q
-    from .z3rows import trace_text
 
     g = model.load(spec, players=players, variants=_variants(variants))
     t0 = time.perf_counter()

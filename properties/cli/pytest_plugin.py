@@ -3,7 +3,7 @@
 Each `spec/<game>.yaml` is collected as a file whose items are named
 `<property>[players=N]` (plus `,AMBIGUITY=VARIANT` for a variant other than the
 default), for example `spec/<game>.yaml::conservation[players=3]`. An item runs the
-Hypothesis state machine of properties/stateful.py for its player count and variants;
+Hypothesis state machine of properties/concrete/stateful.py for its player count and variants;
 the items of one configuration share one run (the first item to run pays for it).
 
 - A failure prints a short numbered trace (the deal, one action a line with the
@@ -13,7 +13,7 @@ the items of one configuration share one run (the first item to run pays for it)
   (`xfail(strict=True)`) with the spec's reason: one that unexpectedly holds fails as
   XPASS(strict).
 - At the end a coverage report names every action, clause, end condition and variant
-  the runs never exercised (see properties/coverage.py).
+  the runs never exercised (see properties/concrete/coverage.py).
 - Each z3 query at each player count is an item too, `z3_<query>[players=N]`, decided as
   `rulespec check` decides its row: proved passes, a declared failure shown is an
   expected failure, and a row neither proved nor shown (bounded, unknown, out of time)
@@ -40,6 +40,7 @@ import pytest
 import model
 from model import RulespecError
 
+from ..checks.rows import expectation_for
 from ..concrete import trace as tr
 from ..concrete.coverage import Coverage, report_lines
 from ..concrete.stateful import (
@@ -53,7 +54,6 @@ from ..concrete.stateful import (
     replay_name,
     run_config,
 )
-from .rows import expectation_for
 
 _COVERAGE_KEY = "rulespec_coverage"
 
@@ -262,9 +262,9 @@ class Z3Item(pytest.Item):
 
     def runtest(self) -> None:
         from ..checks.verdict import Verdict
+        from ..checks.z3rows import row_of
         from ..symbolic.isolate import run_isolated
         from ..symbolic.queries import QUERIES, RLIMIT
-        from .z3rows import row_of
 
         st = self.config.stash[_STATE]
         key = ("z3", str(self.path), self.path.stat().st_mtime_ns, self.players)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..checks.rows import Row
 from ..checks.verdict import Verdict
 from ..concrete.invariants import PROPERTIES
-from .rows import Row
 
 #: Statuses in the order a reader needs them: the worst first.
 ORDER = ("FAILS", "error", "UNEXPECTEDLY HOLDS", "failure not shown", "out of time", "unknown",

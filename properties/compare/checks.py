@@ -16,8 +16,8 @@ from typing import Any
 
 import attrs
 
+from ..checks.rows import Row
 from ..checks.verdict import Verdict
-from ..cli.rows import Row
 from ..concrete import trace as tr
 from .versions import Version
 
@@ -113,10 +113,10 @@ def _tables(versions: tuple[Version, ...], counts: list[int], *, games: int,
     """The rows of each version, its readings fixed, as `rulespec check` plans, caches and
     runs them: a version whose rules play as before costs a cache look-up, and the jobs of
     both versions share the `jobs` workers."""
-    from ..cli.cache import Cache, default_folder
-    from ..cli.check import Options, plan, rows_of_spec, store
-    from ..cli.progress import Progress, Timings
-    from ..cli.runner import run_jobs
+    from ..checks.cache import Cache, default_folder
+    from ..checks.plan import Options, plan, rows_of_spec, store
+    from ..checks.progress import Progress, Timings
+    from ..checks.runner import run_jobs
 
     say = progress or (lambda _m: None)
     cache = Cache(default_folder(), say)

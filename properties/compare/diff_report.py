@@ -3,9 +3,8 @@ tables, Markdown (a pull-request comment), JSON (for scripts) and one self-conta
 page.
 
 Four parts, in the order a designer reads them: what changed in the rules, where play
-parts, the properties old beside new, and the play statistics (compare/stats.py's
-`StatisticsComparison`, rendered by compare/report.py and, in HTML, with compare/plots.py's
-figures).
+parts, the properties old beside new, and the play statistics (compare/report.py's
+`StatisticsComparison`, which renders itself, in HTML with compare/plots.py's figures).
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ from .parting import Parting
 from .rules import Change, RulesDiff
 
 if TYPE_CHECKING:  # types only: run.py builds the report from both
-    from .stats import StatisticsComparison
+    from .report import StatisticsComparison
 
 
 @attrs.frozen

@@ -3,17 +3,17 @@
 Two figures per player count and policy: the distribution of game length (actions per
 game; old against new in a comparison) and each seat's win share with its 95%
 interval. SVG text is drawn as paths, so the page needs no fonts or other files.
+
+A figure draws plain numbers, one series per version (report.py takes them from the
+cells of play statistics): the actions of each finished game, and each seat's win share.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # types only: stats imports these modules to render itself
-    from .stats import Cell
-
+from .intervals import Interval
 
 COLOURS = ("#1f77b4", "#d62728")
 
@@ -26,13 +26,15 @@ def available() -> bool:
     return True
 
 
-def cell_figures(cells: Sequence[Cell], names: Sequence[str]) -> str:
-    """An HTML block with the two figures for cells of one player count and policy."""
+def cell_figures(lengths: Sequence[Sequence[int]], win_shares: Sequence[Sequence[Interval]],
+                 names: Sequence[str]) -> str:
+    """An HTML block with the two figures of one player count and policy: per series (a
+    version), the actions of each finished game and each seat's win share."""
     if not available():
         return ("<p class=note>Plots need matplotlib: <code>pip install "
                 "'rulespec[plots]'</code>.</p>")
-    return (f"<div class=figures>{length_figure(cells, names)}"
-            f"{win_share_figure(cells, names)}</div>")
+    return (f"<div class=figures>{length_figure(lengths, names)}"
+            f"{win_share_figure(win_shares, names)}</div>")
 
 
 def _svg(fig) -> str:
@@ -52,15 +54,14 @@ def _figure():
     return Figure(figsize=(5.2, 3.0), dpi=100)
 
 
-def length_figure(cells: Sequence[Cell], names: Sequence[str]) -> str:
+def length_figure(lengths: Sequence[Sequence[int]], names: Sequence[str]) -> str:
     fig = _figure()
     ax = fig.add_subplot()
-    data = [c.lengths for c in cells]
-    low = min((min(d) for d in data if d), default=0)
-    high = max((max(d) for d in data if d), default=1)
+    low = min((min(d) for d in lengths if d), default=0)
+    high = max((max(d) for d in lengths if d), default=1)
     step = max(1, (high - low + 1) // 60)
     bins = list(range(low, high + step + 1, step))
-    for d, name, colour in zip(data, names, COLOURS, strict=False):
+    for d, name, colour in zip(lengths, names, COLOURS, strict=False):
         if d:
             ax.hist(d, bins=bins, histtype="step", linewidth=1.5, color=colour,
                     weights=[1 / len(d)] * len(d), label=f"{name} ({len(d):,} games)")
@@ -71,16 +72,15 @@ def length_figure(cells: Sequence[Cell], names: Sequence[str]) -> str:
     return _svg(fig)
 
 
-def win_share_figure(cells: Sequence[Cell], names: Sequence[str]) -> str:
+def win_share_figure(win_shares: Sequence[Sequence[Interval]], names: Sequence[str]) -> str:
     fig = _figure()
     ax = fig.add_subplot()
-    players = cells[0].players
-    width = 0.8 / len(cells)
-    for k, (c, name, colour) in enumerate(zip(cells, names, COLOURS, strict=False)):
+    players = len(win_shares[0])
+    width = 0.8 / len(win_shares)
+    for k, (shares, name, colour) in enumerate(zip(win_shares, names, COLOURS, strict=False)):
         xs, ys, lo, hi = [], [], [], []
-        for s in range(players):
-            e = c.row(f"win_share/{s}").estimate
-            xs.append(s + (k - (len(cells) - 1) / 2) * width)
+        for s, e in enumerate(shares):
+            xs.append(s + (k - (len(win_shares) - 1) / 2) * width)
             ys.append(100 * e.value)
             lo.append(100 * (e.value - e.low) if e.low is not None else 0)
             hi.append(100 * (e.high - e.value) if e.high is not None else 0)

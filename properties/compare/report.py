@@ -1,4 +1,8 @@
-"""Play statistics as terminal text, markdown, JSON data and HTML fragments.
+"""The report of play statistics: its data (`Statistics` of one version, made of a
+`Cell` of `Row`s per player count and policy, and `StatisticsComparison` of two, made of
+`Compared` rows) and its four renderings — terminal text, markdown, JSON data and HTML
+fragments with plots (`plots.py`). `stats.py` plays the games and fills the data in (and
+offers these types under its own name too, as docs/api.md documents them).
 
 Proportions are shown in percent and their differences in percentage points (pp);
 means and spreads as numbers. Every value has its 95% interval and the number of games
@@ -9,14 +13,133 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
 
 from ..concrete.text_safety import code_span as _code
 from ..concrete.text_safety import markdown_cell as _md
 from . import intervals as iv
+from . import plots as pl
+from .policies import GameRecord
 
-if TYPE_CHECKING:  # types only: stats imports these modules to render itself
-    from .stats import Cell, Compared, Statistics, StatisticsComparison
+
+@attrs.frozen
+class Row:
+    """One statistic of one cell: a stable key, what it is in words, and its estimate."""
+
+    key: str  # e.g. "win_share/0", "actions", "score_mean/1", "action/play", "capped"
+    label: str
+    kind: str  # "share" (a proportion, in [0, 1]), "count" (a mean of counts), "mean", "spread"
+    estimate: iv.Interval
+
+
+@attrs.frozen
+class Cell:
+    """The statistics of one version at one player count under one policy."""
+
+    players: int
+    policy: str
+    games: int
+    outcomes: dict[str, int]
+    rows: tuple[Row, ...]
+    reached: bool | None  # every win share within the precision target (None: fixed games)
+    records: tuple[GameRecord, ...] = attrs.field(repr=False, eq=False)
+    action_names: tuple[str, ...] = ()
+    round_end_names: tuple[str, ...] = ()
+    game_end_names: tuple[str, ...] = ()
+    max_actions: int = attrs.field(kw_only=True)  # the safety cap the games were played under
+
+    def row(self, key: str) -> Row:
+        return next(r for r in self.rows if r.key == key)
+
+    @property
+    def lengths(self) -> list[int]:
+        """Actions per finished game (the game-length distribution)."""
+        return [r.actions for r in self.records if r.outcome == "end"]
+
+
+@attrs.frozen
+class Statistics:
+    """Play statistics of one version: one Cell per player count and policy."""
+
+    label: str
+    title: str
+    seed: int
+    precision: float | None
+    budget: float | None
+    stopped_by: str  # "precision", "budget" or "games" (a fixed number was asked for)
+    seconds: float
+    jobs: int
+    max_actions: int
+    cells: tuple[Cell, ...]
+
+    def cell(self, players: int, policy: str) -> Cell:
+        return next(c for c in self.cells if c.players == players and c.policy == policy)
+
+    @property
+    def games(self) -> int:
+        return sum(c.games for c in self.cells)
+
+    def to_text(self) -> str:
+        return statistics_text(self)
+
+    def to_markdown(self) -> str:
+        return statistics_markdown(self)
+
+    def to_json(self) -> dict[str, Any]:
+        return statistics_json(self)
+
+    def to_html_fragment(self, plots: bool = True) -> str:
+        return statistics_html(self, plots)
+
+
+@attrs.frozen
+class Compared:
+    """One statistic of one cell, old beside new."""
+
+    players: int
+    policy: str
+    key: str
+    label: str
+    kind: str
+    old: iv.Interval | None  # None: the statistic exists in one version only
+    new: iv.Interval | None
+    difference: iv.Difference | None
+    significant: bool  # after Holm's correction over every row of the comparison
+
+
+@attrs.frozen
+class StatisticsComparison:
+    """Two versions' statistics side by side, with the differences that are significant."""
+
+    old: Statistics
+    new: Statistics
+    rows: tuple[Compared, ...]
+    paired: bool  # same seeds: the games pair up (common random numbers)
+    alpha: float
+
+    @property
+    def significant(self) -> tuple[Compared, ...]:
+        return tuple(r for r in self.rows if r.significant)
+
+    @property
+    def plays_differently(self) -> bool:
+        return bool(self.significant)
+
+    def to_text(self) -> str:
+        return comparison_text(self)
+
+    def to_markdown(self) -> str:
+        return comparison_markdown(self)
+
+    def to_json(self) -> dict[str, Any]:
+        return comparison_json(self)
+
+    def to_html_fragment(self, plots: bool = True) -> str:
+        return comparison_html(self, plots)
+
 
 HOLM_NOTE = ("* significant: the 95% interval of the difference excludes 0 and the difference "
              "survives Holm's correction over all {m} compared statistics (at most a {a:.0%} chance "
@@ -146,15 +269,13 @@ def _histogram(xs: list[int]) -> dict[str, int]:
 
 
 def statistics_html(s: Statistics, plots: bool = True) -> str:
-    from . import plots as pl
-
     out = [f'<section class="rulespec-stats"><h2>Play statistics of {_h(s.title)} '
            f"<code>{_h(s.label)}</code></h2>",
            f"<p>Seed {s.seed}; {_h(stopping(s))}.</p><p class=note>{_h(NOTES)}.</p>"]
     for c in s.cells:
         out.append(f"<h3>{_h(cell_title(c))}</h3>")
         if plots:
-            out.append(pl.cell_figures([c], [s.label]))
+            out.append(_figures([c], [s.label]))
         out.append("<table><tr><th>statistic</th><th>value</th><th>95% interval</th>"
                    "<th>games</th></tr>")
         out += [f"<tr><td>{_h(r.label)}</td><td class=num>{value(r.kind, r.estimate.value)}"
@@ -257,16 +378,14 @@ def comparison_json(c: StatisticsComparison) -> dict[str, Any]:
 
 
 def comparison_html(c: StatisticsComparison, plots: bool = True) -> str:
-    from . import plots as pl
-
     out = [f'<section class="rulespec-stats"><h2>Play statistics: {_h(_verdict(c))}</h2>',
            f"<p>Old <code>{_h(c.old.label)}</code>, new <code>{_h(c.new.label)}</code>; "
            f"{_h(_both(c))}.</p><p class=note>{_h(_how(c))} {_h(NOTES)}.</p>"]
     for players, policy, rows in _groups(c):
         out.append(f"<h3>{_h(_games(c, players, policy))}</h3>")
         if plots:
-            out.append(pl.cell_figures([c.old.cell(players, policy), c.new.cell(players, policy)],
-                                       ["old", "new"]))
+            out.append(_figures([c.old.cell(players, policy), c.new.cell(players, policy)],
+                                    ["old", "new"]))
         out.append("<table><tr><th>statistic</th><th>old</th><th>new</th>"
                    "<th>difference [95% interval]</th><th></th></tr>")
         for r in rows:
@@ -279,6 +398,13 @@ def comparison_html(c: StatisticsComparison, plots: bool = True) -> str:
         out.append("</table>")
     out.append("</section>")
     return "\n".join(out)
+
+
+def _figures(cells: Sequence[Cell], names: Sequence[str]) -> str:
+    """The figures of cells of one player count and policy, one series per cell."""
+    return pl.cell_figures([c.lengths for c in cells],
+                           [[c.row(f"win_share/{s}").estimate for s in range(c.players)]
+                            for c in cells], names)
 
 
 # ------------------------------------------------------------------ pages

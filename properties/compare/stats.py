@@ -8,8 +8,9 @@ condition fires, and games stopped by the safety cap. `compare_play(old, new, ..
 StatisticsComparison` plays two versions on the same seeds (common random numbers) and
 puts each statistic old beside new with the difference, its interval and, after Holm's
 correction over all rows, whether it is significant; `compare_statistics(old, new)` does
-the same for two `Statistics` already played. Each result renders as terminal text,
-markdown, JSON data and an HTML fragment with plots (`report.py`, `plots.py`).
+the same for two `Statistics` already played. The results are the data of report.py,
+defined there with their renderings (terminal text, markdown, JSON data and an HTML
+fragment with plots) and importable from here as well.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from model.loader import any_player_count
 
 from . import intervals as iv
 from .policies import POLICIES, GameRecord
+from .report import Cell, Compared, Row, Statistics, StatisticsComparison  # also offered here
 from .runner import Chunk, Version, make_runner
 
 FIRST_BATCH = 1000  # games per player count and policy before the first look at precision
@@ -34,138 +36,6 @@ CHUNK = 200  # games per unit of work
 MAX_ACTIONS = 10_000  # the safety cap: a game still going after this many actions stops
 DEFAULT_PRECISION = 0.01  # +-1 percentage point on win shares
 DEFAULT_BUDGET = 60.0  # seconds
-
-
-@attrs.frozen
-class Row:
-    """One statistic of one cell: a stable key, what it is in words, and its estimate."""
-
-    key: str  # e.g. "win_share/0", "actions", "score_mean/1", "action/play", "capped"
-    label: str
-    kind: str  # "share" (a proportion, in [0, 1]), "count" (a mean of counts), "mean", "spread"
-    estimate: iv.Interval
-
-
-@attrs.frozen
-class Cell:
-    """The statistics of one version at one player count under one policy."""
-
-    players: int
-    policy: str
-    games: int
-    outcomes: dict[str, int]
-    rows: tuple[Row, ...]
-    reached: bool | None  # every win share within the precision target (None: fixed games)
-    records: tuple[GameRecord, ...] = attrs.field(repr=False, eq=False)
-    action_names: tuple[str, ...] = ()
-    round_end_names: tuple[str, ...] = ()
-    game_end_names: tuple[str, ...] = ()
-    max_actions: int = MAX_ACTIONS
-
-    def row(self, key: str) -> Row:
-        return next(r for r in self.rows if r.key == key)
-
-    @property
-    def lengths(self) -> list[int]:
-        """Actions per finished game (the game-length distribution)."""
-        return [r.actions for r in self.records if r.outcome == "end"]
-
-
-@attrs.frozen
-class Statistics:
-    """Play statistics of one version: one Cell per player count and policy."""
-
-    label: str
-    title: str
-    seed: int
-    precision: float | None
-    budget: float | None
-    stopped_by: str  # "precision", "budget" or "games" (a fixed number was asked for)
-    seconds: float
-    jobs: int
-    max_actions: int
-    cells: tuple[Cell, ...]
-
-    def cell(self, players: int, policy: str) -> Cell:
-        return next(c for c in self.cells if c.players == players and c.policy == policy)
-
-    @property
-    def games(self) -> int:
-        return sum(c.games for c in self.cells)
-
-    def to_text(self) -> str:
-        from .report import statistics_text
-
-        return statistics_text(self)
-
-    def to_markdown(self) -> str:
-        from .report import statistics_markdown
-
-        return statistics_markdown(self)
-
-    def to_json(self) -> dict[str, Any]:
-        from .report import statistics_json
-
-        return statistics_json(self)
-
-    def to_html_fragment(self, plots: bool = True) -> str:
-        from .report import statistics_html
-
-        return statistics_html(self, plots)
-
-
-@attrs.frozen
-class Compared:
-    """One statistic of one cell, old beside new."""
-
-    players: int
-    policy: str
-    key: str
-    label: str
-    kind: str
-    old: iv.Interval | None  # None: the statistic exists in one version only
-    new: iv.Interval | None
-    difference: iv.Difference | None
-    significant: bool  # after Holm's correction over every row of the comparison
-
-
-@attrs.frozen
-class StatisticsComparison:
-    """Two versions' statistics side by side, with the differences that are significant."""
-
-    old: Statistics
-    new: Statistics
-    rows: tuple[Compared, ...]
-    paired: bool  # same seeds: the games pair up (common random numbers)
-    alpha: float
-
-    @property
-    def significant(self) -> tuple[Compared, ...]:
-        return tuple(r for r in self.rows if r.significant)
-
-    @property
-    def plays_differently(self) -> bool:
-        return bool(self.significant)
-
-    def to_text(self) -> str:
-        from .report import comparison_text
-
-        return comparison_text(self)
-
-    def to_markdown(self) -> str:
-        from .report import comparison_markdown
-
-        return comparison_markdown(self)
-
-    def to_json(self) -> dict[str, Any]:
-        from .report import comparison_json
-
-        return comparison_json(self)
-
-    def to_html_fragment(self, plots: bool = True) -> str:
-        from .report import comparison_html
-
-        return comparison_html(self, plots)
 
 
 @attrs.frozen
@@ -332,7 +202,7 @@ def make_cell(game: model.Game, policy: str, records: Sequence[GameRecord], reac
     outcomes = {o: sum(r.outcome == o for r in records) for o in ("end", "cap", "stuck", "error")}
     cell = Cell(game.players, policy, len(records), outcomes, (), reached, records,
                 tuple(a.name for a in game.ir.actions), tuple(c.name for c in game.ir.round_end),
-                tuple(c.name for c in game.ir.game_end), max_actions)
+                tuple(c.name for c in game.ir.game_end), max_actions=max_actions)
     happened = [o for o in ("stuck", "error") if outcomes[o]]
     rows = tuple(Row(key, label, kind, _estimate(kind, values))
                  for key, (label, kind, values) in _columns(cell, records, happened).items())

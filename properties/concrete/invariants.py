@@ -1,7 +1,7 @@
 """The per-state and per-step property checks every game gets, shared by every runner.
 
-The seeded playouts of `rulespec check` (properties/playout.py), the Hypothesis state
-machine (properties/stateful.py) and `rulespec replay` all check a game with these
+The seeded playouts of `rulespec check` (properties/concrete/playout.py), the Hypothesis state
+machine (properties/concrete/stateful.py) and `rulespec replay` all check a game with these
 functions, so a property means the same thing wherever it is reported. Each check
 reads only what the spec declares (kinds and their copies, the round measure, the
 invariants), never a game's name or rules. A check returns the problems it found as

@@ -16,7 +16,7 @@ per-game code:
   handled explicitly, never as Hypothesis's "no progress can be made" error.
 
 After the deal and after every action the machine checks the generic properties
-(`CHECKS`, see properties/invariants.py): conservation, legal-move existence, the
+(`CHECKS`, see properties/concrete/invariants.py): conservation, legal-move existence, the
 spec's invariants, the round measure (round_ends), that the rules are defined, value
 semantics, determinism (a replica replays every action from its text and the recorded
 shuffles and must reach the same state), and that an illegal action is rejected.
@@ -67,7 +67,7 @@ from .pairwise import covering_rows
 
 #: Properties that need games played to their end: `rulespec check` plays those.
 WHOLE_GAMES: tuple[str, ...] = ("game_ends",)
-#: The properties the state machine checks: every property of properties/invariants.py
+#: The properties the state machine checks: every property of properties/concrete/invariants.py
 #: (where each is described once) but those, in the same order.
 CHECKS: tuple[str, ...] = tuple(p for p in PROPERTIES if p not in WHOLE_GAMES)
 assert set(WHOLE_GAMES) <= set(PROPERTIES)
@@ -157,7 +157,7 @@ def configurations(g: model.ir.GameIR, profile: Profile,
     - "sample": every player count with the default variants, then every other variant
       of every ambiguity once, at player counts taken in turn (so each variant runs);
     - "pairwise": every player count with the default variants, then a greedy covering
-      array (properties/pairwise.py) so that every player count meets every variant,
+      array (properties/concrete/pairwise.py) so that every player count meets every variant,
       and every variant every variant of each other ambiguity, in some configuration;
     - "all": every combination of variants at every player count (the product: for a
       spec with a dozen ambiguities, hundreds of thousands of configurations).
@@ -204,7 +204,7 @@ class Trace:
     shuffles: tuple[tuple[tuple[int, ...], ...], ...]  # the shuffles during each action
 
     def replay_data(self, game: Game, prop: str = "", note: str = "") -> dict[str, Any]:
-        """The trace as a replay file's data (see properties/trace.py)."""
+        """The trace as a replay file's data (see properties/concrete/trace.py)."""
         names = game.kind_names
         piles = list(self.deal) + [s for step in self.shuffles for s in step]
         return {"spec": self.spec, "players": self.players, "seed": 0,

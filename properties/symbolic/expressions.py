@@ -64,7 +64,7 @@ class Ctx:
         self._n = 0
         self.created: list[Any] = []  # fresh variables, in order
         # every effect run on a live path: (statement, how many items are known below
-        # each pile's top, the bound names); see properties/lemmas.py
+        # each pile's top, the bound names); see properties/symbolic/lemmas.py
         self.sites: list[tuple[ir.Do, tuple[int, ...], dict[str, Any]]] = []
         # localization (see `Hidden`): slots whose values are forgotten before each statement
         self.hidden = hidden

@@ -206,10 +206,10 @@ _ROOT = Path(__file__).resolve().parent.parent.parent
 
 #: Per kind of result, the code that computes it (relative to the repository root).
 CODE: dict[str, tuple[str, ...]] = {
-    "concrete": ("model", "properties/concrete", "properties/cli/work.py",
-                 "properties/cli/cache.py"),
-    "z3": ("model", "properties/symbolic", "properties/search", "properties/cli/z3rows.py",
-           "properties/cli/work.py", "properties/cli/cache.py"),
+    "concrete": ("model", "properties/concrete", "properties/checks/work.py",
+                 "properties/checks/cache.py"),
+    "z3": ("model", "properties/symbolic", "properties/search", "properties/checks/z3rows.py",
+           "properties/checks/work.py", "properties/checks/cache.py"),
 }
 _LIBRARIES = {"concrete": ("hypothesis",), "z3": ("z3-solver",)}
 _VERSIONS: dict[str, str] = {}

@@ -1,15 +1,15 @@
 """`rulespec check`: every property of every spec, each result computed once.
 
-For each spec the work is a set of jobs (properties/cli/work.py):
+For each spec the work is a set of jobs (properties/checks/work.py):
 
 - `spec_valid`: every player count, and every variant of every ambiguity, compiles;
 - one job per configuration (a player count and a choice of variants, as the profile
   picks them): `games` seeded playouts and the Hypothesis state machine of the property
   suite, which together decide that configuration's row of every property;
-- with z3, one job per player count for the z3 queries (properties/cli/z3rows.py).
+- with z3, one job per player count for the z3 queries (properties/checks/z3rows.py).
 
-`plan` looks each result up in the cache (properties/cli/cache.py) under what decides
-it; the jobs left run in parallel (properties/cli/runner.py), and `rows` turns the
+`plan` looks each result up in the cache (properties/checks/cache.py) under what decides
+it; the jobs left run in parallel (properties/checks/runner.py), and `rows_of_spec` turns the
 results into the rows of the table. A spec's `expect` entries say which properties are
 known to fail (a hole in the printed rules) and why; they are applied to a result when
 the rows are made, not when it is computed, so editing a reason re-runs nothing. An
@@ -31,12 +31,12 @@ from model import ir
 from model.loader import any_player_count
 from model.situation import MAX_INPUT_BYTES
 
-from ..checks.verdict import Verdict
 from ..concrete.coverage import Coverage, gaps
 from ..concrete.playout import PROPERTIES, Finding, Limits
 from . import work
 from .cache import Cache, Fingerprint, fingerprint, key_of, names_a_place, tool_version
 from .rows import Row, expectation_for
+from .verdict import Verdict
 
 
 @attrs.frozen

@@ -2,7 +2,7 @@
 
 A job's result depends only on its arguments (each configuration is seeded as it would
 be alone), so jobs may run in any order, in any process, and be cached
-(properties/cli/cache.py): `validate_spec` (every player count and variant compiles),
+(properties/checks/cache.py): `validate_spec` (every player count and variant compiles),
 `run_configuration` (seeded playouts and the state machine at one configuration) and
 `run_z3` (z3 queries at one player count). `valid_*` check the shape of a result read
 back from the cache, which is untrusted input: whatever passes them is safe to use.
@@ -17,9 +17,9 @@ from typing import Any
 import model
 from model import RulespecError
 
-from ..checks.verdict import FOUND_BY
 from ..concrete.coverage import Coverage
 from ..concrete.playout import Limits, play_games
+from .verdict import FOUND_BY
 
 Result = dict[str, Any]
 

@@ -135,7 +135,8 @@ class Progress:
         if self._ticker is not None:
             self._ticker.join()
         if self.terminal and self._width:
-            self.write("\r" + " " * self._width)  # a write may only begin with \r (terminal.py)
+            # a write may only begin with \r (properties/cli/terminal.py)
+            self.write("\r" + " " * self._width)
             self.write("\r")
 
     def left(self) -> float:

@@ -1,7 +1,7 @@
 """A row of the `rulespec check` table, and the spec's expectation that decides it.
 
-Both back ends' rows (properties/cli/check.py for the concrete checks,
-properties/cli/z3rows.py for the z3 queries) and the reports share these. What a row
+Both back ends' rows (properties/checks/plan.py for the concrete checks,
+properties/checks/z3rows.py for the z3 queries) and the reports share these. What a row
 claims is its verdict (properties/checks/verdict.py), with its evidence beside it: who
 found a witness, where it starts, and the z3 resource units a query spent.
 """
@@ -13,8 +13,8 @@ import attrs
 from model import ir
 from model.ir import expectation_for, expectations_for
 
-from ..checks.verdict import Verdict, verdict_of
 from ..concrete.playout import Finding
+from .verdict import Verdict, verdict_of
 
 __all__ = ["Row", "expectation_for"]
 

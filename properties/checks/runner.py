@@ -24,7 +24,7 @@ from typing import Any
 
 from model import RulespecError
 
-from .check import Job
+from .plan import Job
 from .progress import Progress
 
 
