@@ -121,6 +121,8 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
 
 
 FOUND_BY = {"z3": "z3 (the shortest game from any deal)",
+            "breadth-first search": "a breadth-first search of both readings (the shortest "
+                                    "game from its deal)",
             "random games": "random games played on both readings in lock-step",
             "hypothesis": "Hypothesis-generated games played on both readings in lock-step"}
 
