@@ -39,7 +39,8 @@ AT: dict[tuple[str, str, str], int] = {
 }
 
 _NONE = (r"no parting game found — (from every deal the first \d+ action\(s\) behave alike "
-         r"\(z3\); )?none in \d+ random games")
+         r"\(z3\); )?none breadth first over \d+ pairs of states from \d+ deals, nor in \d+ "
+         r"random games")
 
 #: Readings with no parting game: what the report shows instead (a regular expression).
 APART: dict[tuple[str, str, str], str] = {
