@@ -7,8 +7,8 @@ Three things make a page phone-ready, and every page builder applies all three:
   shrinks it;
 - `scrolling_tables`: every table inside a `<div class="scroll">` that scrolls sideways,
   so a wide table scrolls on its own instead of clipping or widening the page;
-- `CSS`: long lines wrap (a state, a situation, a list of actions, a code span), so that
-  nothing but a table's own container is ever wider than the screen.
+- `CSS` (phone.css): long lines wrap (a state, a situation, a list of actions, a code
+  span), so that nothing but a table's own container is ever wider than the screen.
 
 `tests/test_phone_ready.py` checks the generated pages for each, and lays them out at
 390 and 1280 px in a real browser where one is installed.
@@ -17,21 +17,15 @@ Three things make a page phone-ready, and every page builder applies all three:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">'
 
-#: The class of the container a table scrolls in.
+#: The class of the container a table scrolls in (phone.css styles it).
 SCROLL = "scroll"
 
-CSS = f"""
-.{SCROLL}{{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}}
-.{SCROLL}>table{{margin-top:0}}
-pre{{white-space:pre-wrap;overflow-wrap:anywhere}}
-code,p,li,dd{{overflow-wrap:anywhere}}
-td,th{{overflow-wrap:break-word}}
-td.num,th.num{{white-space:nowrap}}
-img,svg{{max-width:100%;height:auto}}
-"""
+#: The style every phone-ready page carries (after its own).
+CSS = (Path(__file__).parent / "phone.css").read_text(encoding="utf-8")
 
 _TABLE = re.compile(r"<table\b.*?</table>", re.S)
 

@@ -60,22 +60,21 @@ def faq(specs: Iterable[str] = (), *, store: Path | None = None, players: int | 
     """The `rulespec faq` run that writes a FAQ again (printing it when neither `out` nor
     `html` is given): the specs as named (none: every spec of spec/), and every option
     that is not the default."""
-    from .partings import Search  # (partings imports the effects, which use these commands)
-
-    how, default = search or Search(), Search()
     words = [*specs]
     if players is not None:
         words += ["-p", str(players)]
     if store is not None:
         words += ["--partings", store.as_posix()]
-    if how.z3_limit != default.z3_limit:
-        words += ["--z3-budget", f"{how.z3_limit // 1_000_000}"]
-    for option, value, usual in (("--games", how.games, default.games),
-                                 ("--examples", how.examples, default.examples),
-                                 ("--statistics-games", how.statistics_games,
-                                  default.statistics_games)):
-        if value != usual:
-            words += [option, str(value)]
+    if search is not None:
+        default = type(search)()  # the search `rulespec faq` makes without options
+        if search.z3_limit != default.z3_limit:
+            words += ["--z3-budget", f"{search.z3_limit // 1_000_000}"]
+        for option, value, usual in (("--games", search.games, default.games),
+                                     ("--examples", search.examples, default.examples),
+                                     ("--statistics-games", search.statistics_games,
+                                      default.statistics_games)):
+            if value != usual:
+                words += [option, str(value)]
     if out is not None:
         words += ["--out", out.as_posix()]
     if html is not None:
