@@ -4,6 +4,7 @@ the site's own citation walker), and every page loads in a real browser without 
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -12,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urldefrag
 
 import pytest
+from test_docs_commands import DOCUMENTED, FAQ_SAYS
 
 from model.schema import SPEC_DIR
 from properties.faq.entries import GameFaq, build
@@ -19,11 +21,13 @@ from properties.faq.site import write_site
 
 GAMES = sorted(p.stem for p in SPEC_DIR.glob("*.yaml"))
 STORE = SPEC_DIR.parent / "docs" / "faq" / "partings"  # the published parting games
+#: How docs/publishing.md publishes the site, which its index says wrote it.
+PUBLISH = "rulespec faq --partings docs/faq/partings --html site/"
 
 
 @pytest.fixture(scope="module")
 def faqs() -> list[GameFaq]:
-    return [build(g, store=STORE, stored_only=True) for g in GAMES]
+    return [build(g, store=STORE, stored_only=True, command=PUBLISH) for g in GAMES]
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +108,18 @@ def test_each_rulebook_line_is_marked_cited_exactly_when_the_spec_cites_it(
             for n in range(1, len(book) + 1):
                 uncovered = "uncovered" in rows[f"L{n}"]
                 assert uncovered == (n not in cited), f"{source}#L{n}"
+
+
+def test_every_command_the_site_prints_is_one_the_docs_test_runs(site: Path) -> None:
+    """The site prints the commands of the published Markdown FAQ (and the one that
+    publishes it), each of which tests/test_docs_commands.py runs and holds to its text."""
+    printed: dict[str, set[str]] = {}
+    for page in site.glob("*.html"):
+        for code in re.findall(r"<code>(rulespec [^<]*)</code>", page.read_text(encoding="utf-8")):
+            printed.setdefault(html.unescape(code), set()).add(page.name)
+    assert PUBLISH in printed and any(c.startswith("rulespec play ") for c in printed)
+    unrun = {c: sorted(p) for c, p in printed.items() if c not in FAQ_SAYS and c not in DOCUMENTED}
+    assert unrun == {}, "the site prints commands that no test runs"
 
 
 def _chromium() -> str | None:

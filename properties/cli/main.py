@@ -588,7 +588,7 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
     Each reading's parting game is searched with z3 on both readings at once, then with
     games played on both in lock-step (as `rulespec diff` does); this takes minutes per game
     — keep the results with --partings to publish again in seconds."""
-    from ..faq import entries, markdown, site
+    from ..faq import commands, entries, markdown, site
     from ..faq.partings import Search
 
     paths = list(specs) or [str(p) for p in all_specs()]
@@ -597,11 +597,14 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
             _write(make_folder, folder)
     how = Search(z3_limit=z3_budget, games=games, examples=examples,
                  statistics_games=statistics_games)
+    command = commands.faq(specs, store=partings, players=players, search=how, out=out,
+                           html=html_dir)  # what the pages say wrote them
     faqs = []
     for spec in paths:
         click.echo(f"faq: {spec}", err=True)
         faqs.append(entries.build(spec, players=players, search=how, store=partings,
-                                  say=lambda m: click.echo(f"  {m}", err=True)))
+                                  say=lambda m: click.echo(f"  {m}", err=True),
+                                  command=command))
     if html_dir is not None:
         written = _write(lambda p: site.write_site(faqs, p), html_dir)
         click.echo(f"wrote {len(written)} pages into {html_dir} (open {html_dir / 'index.html'})",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..concrete.text_safety import code_span, markdown_cell
+from . import phone
 from .checks import UNCHANGED, PropertyPair
 from .parting import Parting
 from .rules import Change, RulesDiff
@@ -308,8 +309,8 @@ def _h(text: Any) -> str:
 
 def html_page(r: Report) -> str:
     title = f"rulespec diff: {r.old.label} → {r.new.label}"
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>{_h(title)}</title><style>{_CSS}</style></head><body>",
+    out = ["<!DOCTYPE html>", f'<html lang="en"><head><meta charset="utf-8">{phone.VIEWPORT}',
+           f"<title>{_h(title)}</title><style>{_CSS}{phone.CSS}</style></head><body>",
            f"<h1>{_h(title)}</h1>", f'<p class="verdict">{_h(r.verdict())}</p>',
            f"<p>Players compared: {_h(_counts(list(r.players)))}.</p>",
            "<h2>What changed in the rules</h2>", f"<p>{_h(r.rules.summary())}.</p>"]
@@ -367,4 +368,4 @@ def html_page(r: Report) -> str:
     else:  # tables and, with matplotlib, the figures: game length and win share by seat
         out.append(r.statistics.to_html_fragment())
     out += [f'<p class="note">{r.seconds:.1f} s</p>', "</body></html>"]
-    return "\n".join(out) + "\n"
+    return phone.scrolling_tables("\n".join(out)) + "\n"

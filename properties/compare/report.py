@@ -21,6 +21,7 @@ import attrs
 from ..concrete.text_safety import code_span as _code
 from ..concrete.text_safety import markdown_cell as _md
 from . import intervals as iv
+from . import phone
 from . import plots as pl
 from .policies import GameRecord
 
@@ -409,7 +410,8 @@ def _figures(cells: Sequence[Cell], names: Sequence[str]) -> str:
 
 # ------------------------------------------------------------------ pages
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; padding: 0 1em;
+       color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { padding: 0.15em 0.7em; border-bottom: 1px solid #ddd; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -421,10 +423,11 @@ tr.significant td { background: #fff3cd; font-weight: 600; }
 
 
 def html_page(title: str, *fragments: str) -> str:
-    """A self-contained page (no external assets) around HTML fragments."""
-    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>{_h(title)}"
-            f"</title><style>{STYLE}</style></head><body>\n" + "\n".join(fragments)
-            + "\n</body></html>\n")
+    """A self-contained page (no external assets) around HTML fragments, phone-ready
+    (`phone.py`)."""
+    return (f"<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>{phone.VIEWPORT}"
+            f"<title>{_h(title)}</title><style>{STYLE}{phone.CSS}</style></head><body>\n"
+            + phone.scrolling_tables("\n".join(fragments)) + "\n</body></html>\n")
 
 
 def _h(text: str) -> str:

@@ -19,6 +19,7 @@ from model import ir
 from ..compare import report
 from ..compare.runner import Version
 from ..compare.stats import compare_play
+from . import commands
 
 #: Games per policy and version; enough for about +-3 percentage points on a win share.
 GAMES = 1000
@@ -70,9 +71,24 @@ def _estimate(kind: str, e: Any) -> str:
     return "–" if e is None else f"{report.value(kind, e.value)} {report.interval(kind, e)}"
 
 
-def property_changes(g: ir.GameIR, amb: ir.Ambiguity, reading: str) -> tuple[str, ...]:
+@attrs.frozen
+class Declared:
+    """A property the spec declares failing under a reading: the sentence (`text`, with
+    the property in backticks) and the `rulespec check` run of that configuration
+    (`command`), which shows the failure as the spec declares it."""
+
+    text: str
+    command: str
+    property: str
+    result: str  # "fail" or "may_fail", as declared
+    players: tuple[int, ...]  # the counts it is declared for (none: every count)
+
+
+def property_changes(g: ir.GameIR, amb: ir.Ambiguity, reading: str,
+                     spec: str | None = None) -> tuple[Declared, ...]:
     """The properties the spec declares failing under `reading` (each with its reason):
-    `rulespec check` runs every reading and fails if such a property holds after all."""
+    `rulespec check` runs every reading and fails if such a property holds after all.
+    `spec`: how a command names the spec (default: the game id)."""
     out = []
     for e in g.expectations:
         if e.variants.get(amb.id) != reading or e.property == "coverage":
@@ -81,7 +97,9 @@ def property_changes(g: ir.GameIR, amb: ir.Ambiguity, reading: str) -> tuple[str
         also = [f"{k}={v}" for k, v in e.variants.items() if k != amb.id]
         together = f" (together with {', '.join(also)})" if also else ""
         verb = "fails" if e.result == "fail" else "can fail"
-        out.append(f"`{e.property}` {verb}{at}{together}: {e.reason}")
+        out.append(Declared(f"`{e.property}` {verb}{at}{together}: {e.reason}",
+                            commands.check(spec or g.id, e.players, e.variants),
+                            e.property, e.result, tuple(e.players)))
     return tuple(out)
 
 

@@ -18,7 +18,7 @@ from model.loader import _read_spec, any_player_count, find_rulebook, rulebook_f
 from model.source import read_text
 
 from ..concrete.clarify import read_situation, situation_path
-from . import effects, partings
+from . import commands, effects, partings
 from .citations import Citation, citations
 from .partings import Parting, Say, Search, Store
 
@@ -71,6 +71,13 @@ class GameFaq:
     citations: tuple[Citation, ...]
     answered: tuple[Answered, ...] = ()
     store: Path | None = None  # where the parting games' replay files are
+    #: the `rulespec faq` run that writes this FAQ again (`commands.faq`)
+    command: str = ""
+
+    @property
+    def spec_argument(self) -> str:
+        """How the commands the FAQ prints name its spec: the game id, or the path."""
+        return commands.spec_argument(self.spec)
 
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
@@ -82,20 +89,23 @@ class GameFaq:
 
 
 def build(spec: str, *, players: int | None = None, search: Search | None = None,
-          store: Path | None = None, stored_only: bool = False, say: Say | None = None
-          ) -> GameFaq:
+          store: Path | None = None, stored_only: bool = False, say: Say | None = None,
+          command: str | None = None) -> GameFaq:
     """The FAQ of `spec` (a path or a game id), its examples at `players` (default 4, or the
     nearest count the game allows) where a reading parts there, else at another count.
 
     With `store`, results stored there for the same rules are read back (their parting
     games replayed) and the rest searched and stored; with `stored_only`, a reading with no
-    current stored result is an error instead (for tests of the published FAQ)."""
+    current stored result is an error instead (for tests of the published FAQ).
+    `command`: the `rulespec faq` run the FAQ says it was written by (default: the one
+    that prints this FAQ, `commands.faq`)."""
     path = model.resolve_spec_path(spec)
     n = players if players is not None else _default_players(path)
     g = model.load_ir(path, players=n)
     how = search or Search()
     kept = Store(store, path.stem, path) if store is not None else None
     tell = say or (lambda _m: None)
+    named = commands.spec_argument(path)
     questions = []
     for a in g.ambiguities:
         others = [v.name for v in a.variants if v.name != a.default]
@@ -103,7 +113,7 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
         for reading in others:
             tell(f"{g.id}: {a.id}={reading}")
             shown = _parting(path, g, a, reading, n, how, kept, stored_only, tell)
-            found.append(attrs.evolve(shown, properties=effects.property_changes(g, a, reading)))
+            found.append(attrs.evolve(shown, properties=effects.property_changes(g, a, reading, named)))
         questions.append(Question(a.id, a.kind, a.question, a.cite, a.variants, a.default,
                                   a.rationale, tuple(found)))
     if kept is not None and not stored_only:
@@ -111,7 +121,8 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
     return GameFaq(g.id, g.title, path, g.sources, n, tuple(questions),
                    tuple(citations(_read_spec(path))),
                    tuple(_answered(path, c) for c in g.clarifications),
-                   store)
+                   store, command or commands.faq([named], store=store, players=players,
+                                                  search=search))
 
 
 def _answered(path: Path, c: ir.Clarification) -> Answered:

@@ -49,10 +49,12 @@ Say = Callable[[str], None]
 
 @attrs.frozen
 class Step:
-    """One action of an example game: who took it and what it was."""
+    """One action of an example game: who took it, what it was, and the round-end
+    conditions it made true (with their citations), if it ended a round."""
 
     player: int
     action: str
+    ended: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -85,6 +87,9 @@ class Parting:
     reading_legal: tuple[str, ...] = ()
     action: str | None = None
     differences: tuple[tuple[str, str, str], ...] = ()  # (what, under the ruling, this reading)
+    #: where `action` ends the round: the round-end conditions it makes true (with their
+    #: citations) under the ruling and under the reading
+    ends: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
     at_deal: bool = False  # the deals differ (the set-up rules do)
     properties: tuple[str, ...] = attrs.field(default=(), eq=False)  # declared to fail
@@ -234,9 +239,24 @@ def replay_data(spec: Path, amb: ir.Ambiguity, found: Found) -> dict[str, Any]:
 def replayed(data: dict[str, Any], amb: ir.Ambiguity, reading: str) -> tuple[list[State],
                                                                                list[State]]:
     """The states of a replay under the ruling and under `reading`."""
-    old = tr.replay({**data, "variants": {amb.id: amb.default}})[1]
-    new = tr.replay({**data, "variants": {amb.id: reading}})[1]
-    return old, new
+    return _replay(data, {amb.id: amb.default})[0], _replay(data, {amb.id: reading})[0]
+
+
+def _replay(data: dict[str, Any], variants: dict[str, str]
+            ) -> tuple[list[State], list[tuple[str, ...]]]:
+    """The states of a replay under `variants` and, per action, the round-end conditions it
+    made true (`name, citation, ...`; none where the round went on)."""
+    data = {**data, "variants": variants}
+    game = tr.load_game(data)
+    state, chance = tr.start(game, data)
+    cites = {c.name: c.cite for c in game.ir.round_end}
+    states, ends = [state], []
+    for text in data["actions"]:
+        out = state.outcome(game.parse_action(str(text)), chance=chance)
+        state = out.state
+        states.append(state)
+        ends.append(tuple(", ".join((n, *cites.get(n, ()))) for n in out.reasons))
+    return states, ends
 
 
 def parts_at_the_end(old: list[State], new: list[State]) -> bool:
@@ -261,7 +281,8 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
     readings exactly at its end. The game stops either after the step whose outcome
     differs (the last action is then that step's) or where the legal actions differ."""
     try:
-        old, new = replayed(data, amb, reading)
+        (old, old_ends), (new, new_ends) = (_replay(data, {amb.id: amb.default}),
+                                            _replay(data, {amb.id: reading}))
     except (ModelError, SpecError):
         return None
     if not parts_at_the_end(old, new):
@@ -276,12 +297,13 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
                        tuple(_differences(last_o.game, last_o, last_n)), at_deal=True)
     if actions and observe(last_o) != observe(last_n):
         before = old[-2]
-        steps = _steps(old, actions[:-1])
+        steps = _steps(old, actions[:-1], old_ends)
         return Parting(reading, "parted", "", how, before.game.players, _seed(data), name,
                        steps, before.active_player, before.to_dict(),
                        tuple(_legal(before)), tuple(_legal(new[-2])), actions[-1],
-                       tuple(_differences(before.game, last_o, last_n)))
-    steps = _steps(old, actions)
+                       tuple(_differences(before.game, last_o, last_n)),
+                       ends=(old_ends[-1], new_ends[-1]))
+    steps = _steps(old, actions, old_ends)
     return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
                    steps, last_o.active_player, last_o.to_dict(), tuple(legal_o),
                    tuple(legal_n))
@@ -291,8 +313,10 @@ def _seed(data: dict[str, Any]) -> int | None:
     return None if "shuffles" in data else int(data.get("seed", 0))
 
 
-def _steps(states: list[State], actions: list[str]) -> tuple[Step, ...]:
-    return tuple(Step(s.active_player, a) for s, a in zip(states, actions, strict=False))
+def _steps(states: list[State], actions: list[str], ends: list[tuple[str, ...]]
+           ) -> tuple[Step, ...]:
+    return tuple(Step(s.active_player, a, e) for s, a, e in zip(states, actions, ends,
+                                                                  strict=False))
 
 
 #: The parts of a state listed first where two readings differ after one action.
