@@ -10,12 +10,19 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from model.schema import SPEC_DIR
 
-if TYPE_CHECKING:
-    from .partings import Search
+
+class Search(Protocol):
+    """The options of a parting search (`partings.Search`) a `rulespec faq` run names;
+    `Search()` of its type is the search made without options."""
+
+    z3_limit: int
+    games: int
+    examples: int
+    statistics_games: int
 
 
 def spec_argument(path: Path) -> str:
