@@ -33,7 +33,7 @@ import attrs
 from . import ir
 from .errors import InternalError, SpecError, Where
 from .fold import fold, substitute
-from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
+from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT, RENAMED_LOCAL
 from .types import PLAYER, Type
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
@@ -55,7 +55,10 @@ def global_name(prefix: str, *names: str) -> str:
 
 
 def local(name: str) -> str:
-    """The Python name of a spec's local name (an action parameter, a loop variable)."""
+    """The Python name of a spec's local name (an action parameter, a loop variable), or of
+    a loop variable the loader renamed so that it captures nothing (`q__1`)."""
+    if RENAMED_LOCAL.fullmatch(name):
+        return "l_" + name
     return global_name("l_", name)
 
 
@@ -414,10 +417,12 @@ class Emitter:
             return None
         return "(" + " + ".join(terms) + ")" if terms else "0"
 
-    @staticmethod
-    def first_loop(v: ir.Expr) -> bool:
+    def first_loop(self, v: ir.Expr) -> bool:
+        """Whether `x = v` can be written as a `for` statement: `v` is a `first(...)` of one
+        generator with a default, whose variable names no local in scope (a Python `for`
+        statement, unlike a generator, would overwrite it)."""
         return (isinstance(v, ir.Comp) and v.fn == "first" and len(v.gens) == 1
-                and v.default is not None)
+                and v.default is not None and v.gens[0].var not in self.members)
 
     def bag_union(self, it: ir.Expr) -> tuple[str, list[ir.Expr]] | None:
         """`kinds(a) + kinds(b)` over bags of one class, where order and repeats do not matter."""

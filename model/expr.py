@@ -129,6 +129,35 @@ class _Budget:
     chain: int = 0
 
 
+def binding_name(name: str, env: Mapping[str, ir.Expr], rename_shadowing: bool = False) -> str:
+    """The IR name for a loop variable `name` the spec binds where `env` is in scope.
+
+    Defs and procedures are expanded with their arguments in place of their parameters, so
+    an argument may read a local of the caller: `others(q)`, with `others(p)` being
+    `count(q for q in players if q != p)`, would compare the loop's own `q` with itself.
+    A binding that would capture a local some argument reads is given a fresh name,
+    `q__1`, that no spec name can be (spec names never hold `__`). With
+    `rename_shadowing` (a `for:` loop of the effects, a Python `for` statement, which
+    would overwrite an outer local of the same name) a name already bound is renamed too.
+    Elsewhere the name stays as written, so the IR of a spec without such a clash is
+    unchanged.
+    """
+    taken: set[str] = set()
+    for key, value in env.items():
+        if key != name or rename_shadowing:
+            taken |= ir.free_locals(value)
+    if rename_shadowing and name in env:
+        taken.add(name)
+    if name not in taken:
+        return name
+    for value in env.values():
+        taken |= ir.free_locals(value)
+    n = 1
+    while f"{name}__{n}" in taken:
+        n += 1
+    return f"{name}__{n}"
+
+
 def continues_chain(parent: ast.AST, child: ast.AST) -> bool:
     """Whether `child` is the left operand of `parent` at the same precedence level, as
     Python parses `a + b - c` (`(a + b) - c`): one more link of a chain, not nesting."""
@@ -653,13 +682,14 @@ class ExprParser:
                 it = ir.Call("kinds", (it,), list_of(KIND))
             if it.type.name != "list":
                 raise self._err(g.iter, f"can only loop over a list or a zone, found {it.type}")
-            inner[name] = ir.Local(name, it.type.of or ANY)
+            bound = binding_name(name, inner)
+            inner[name] = ir.Local(bound, it.type.of or ANY)
             conds = []
             for c in g.ifs:
                 cond = self.convert(c, inner)
                 self._require(cond, BOOL, c)
                 conds.append(cond)
-            out_gens.append(ir.Gen(name, it, tuple(conds)))
+            out_gens.append(ir.Gen(bound, it, tuple(conds)))
         body = self.convert(elt, inner)
         if fn in ("any", "all"):
             self._require(body, BOOL, elt)

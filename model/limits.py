@@ -21,6 +21,10 @@ import re
 #: single underscores, not ending in one. The generator joins two names with `__`, so
 #: a name without `__` keeps every generated name distinct.
 IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*")
+#: A loop variable renamed so that it captures no local of a def's or procedure's argument
+#: (`expr.binding_name`): a spec identifier, `__` and a number. No spec name holds `__`,
+#: so it is distinct from every name a spec declares.
+RENAMED_LOCAL = re.compile(rf"(?:{IDENTIFIER.pattern})__[1-9][0-9]*")
 #: A kind's name (`"1"`, `joker`, `2/3`, `+4`): text, never a Python name.
 KIND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_/+-]*")
 

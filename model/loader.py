@@ -20,7 +20,7 @@ import attrs
 
 from . import ir, limits, schema, work
 from .errors import SpecError, Where
-from .expr import Def, ExprParser, Scope
+from .expr import Def, ExprParser, Scope, binding_name
 from .fold import known
 from .limits import (
     MAX_ACTION_PARAMS,
@@ -738,8 +738,9 @@ class _Loader:
                     it = ir.Call("kinds", (it,), list_of(KIND))
                 if it.type.name != "list":
                     raise self.err((*p, "for"), f"can only loop over a list, found {it.type}")
-                inner = {**env, m.group(1): ir.Local(m.group(1), it.type.of or Type("any"))}
-                out.append(ir.For(where, cite, m.group(1), it,
+                var = binding_name(m.group(1), env, rename_shadowing=True)
+                inner = {**env, m.group(1): ir.Local(var, it.type.of or Type("any"))}
+                out.append(ir.For(where, cite, var, it,
                                   self.effects((*p, "do"), item["do"], inner)))
             elif "repeat" in item:
                 n = self.expr((*p, "repeat"), item["repeat"], INT, env)
