@@ -108,6 +108,8 @@ class Scope:
     kind_index: dict[str, int]
     enums: dict[str, tuple[str, ...]]
     defs: dict[str, Def] = attrs.Factory(dict)
+    #: procedure name -> its parameters (the loader expands a call's body itself)
+    procedures: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     builtins: dict[str, Type] = attrs.Factory(dict)
     players: int = 0  # the player count the spec is loaded for (0: not known yet)
     nodes: int = 0  # expression parts converted so far, defs expanded (MAX_SPEC_EXPR_NODES)
@@ -185,6 +187,32 @@ class ExprParser:
         if expect is not None:
             self._require(node, expect, tree.body)
         return node
+
+    def procedure_call(self, text: str, locals_: Mapping[str, ir.Expr]
+                       ) -> tuple[str, list[ir.Expr], Where] | None:
+        """If `text` is a call of a procedure (`draw_owed(active)`): its name, its arguments
+        converted where the call is written, and where the call is; else None."""
+        if not isinstance(text, str):
+            return None
+        tree = self._parse(text, "exec")
+        if not (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+                and isinstance(tree.body[0].value, ast.Call)
+                and isinstance(tree.body[0].value.func, ast.Name)
+                and tree.body[0].value.func.id in self.scope.procedures):
+            return None
+        call = tree.body[0].value
+        name = call.func.id
+        params = self.scope.procedures[name]
+        if call.keywords or len(call.args) != len(params):
+            raise self._err(call, f"{name} takes {len(params)} argument(s): "
+                                  f"{name}({', '.join(params)})")
+        self.scope.nodes += 1  # a call counts as a part, however little it passes
+        if self.scope.nodes > MAX_SPEC_EXPR_NODES:
+            raise self._err(call, f"the spec's expressions have more than "
+                                  f"{MAX_SPEC_EXPR_NODES:,} parts in all, defs and procedures "
+                                  "expanded (max_spec_expr_nodes)")
+        env = dict(locals_)
+        return name, [self.convert(a, env) for a in call.args], self._where(call)
 
     def statement(self, text: str, locals_: Mapping[str, ir.Expr], cite: tuple[str, ...]
                   ) -> ir.Stmt:
@@ -557,6 +585,10 @@ class ExprParser:
         fn = node.func.id
         if fn.startswith("_"):
             raise self._err(node, f"names starting with '_' are not allowed: {fn!r}")
+        if fn in self.scope.procedures:
+            raise self._err(node, f"{fn}(...) is a procedure: it changes the state, so it can "
+                                  "only be an effect statement of its own, not part of an "
+                                  "expression")
         if fn in self.scope.defs:
             d = self.scope.defs[fn]
             if node.keywords or len(node.args) != len(d.params):

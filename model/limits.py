@@ -58,6 +58,9 @@ MAX_ACTION_PARAMS = 4
 MAX_REPEAT = 1_000               # a `repeat` count
 MAX_WHILE = 10_000               # a `while` loop's `max`
 MAX_RANGE = 1_000                # the length of a `range(a, b)`
+MAX_CALL_DEPTH = 16              # procedures calling procedures, one inside another
+MAX_CALLS = 1_000                # procedure calls expanded in a spec, each call inside an
+#                                  expanded procedure counted again
 MAX_WORK = 1_000_000             # steps one action (its legal choices and effects), a
 #                                  round's start or its scoring may take, as bounded from
 #                                  the loops and choices the spec writes

@@ -20,11 +20,13 @@ import attrs
 
 from . import ir, limits, schema, work
 from .errors import SpecError, Where
-from .expr import Def, ExprParser, Scope, binding_name
+from .expr import EFFECTS, FUNCTIONS, Def, ExprParser, Scope, binding_name
 from .fold import known
 from .limits import (
     MAX_ACTION_PARAMS,
     MAX_ACTIONS,
+    MAX_CALL_DEPTH,
+    MAX_CALLS,
     MAX_INT,
     MAX_ITEMS,
     MAX_KINDS,
@@ -262,6 +264,7 @@ class _Loader:
         self.check_slots()
         vars_ = self.vars()
         self.defs()
+        self.procedures()
         g = self.d
         rnd = g["round"]
         if len(g["actions"]) > MAX_ACTIONS:
@@ -273,6 +276,10 @@ class _Loader:
         if "measure" in rnd:
             measure = self.expr_item(("round", "measure"), rnd["measure"], INT)
         ambiguities = self.claims(ambiguities)
+        setup = self.effects(("setup",), g.get("setup", []), {})
+        round_start = self.effects(("round", "start"), rnd["start"], {})
+        scoring = self.effects(("round", "scoring"), rnd.get("scoring", []), {})
+        self.uncalled()
         game = ir.GameIR(
             id=g["game"], title=g["title"], file=self.doc.file, players=self.players,
             min_players=pl["min"], max_players=pl["max"], sources=tuple(g["sources"]),
@@ -281,11 +288,11 @@ class _Loader:
             kinds=kinds, kind_attrs=dict(self.scope.kind_attrs),
             enums=dict(self.scope.enums), zones=tuple(
                 self.scope.zones.values()), indices=indices, vars=vars_,
-            setup=self.effects(("setup",), g.get("setup", []), {}),
-            round_start=self.effects(("round", "start"), rnd["start"], {}),
+            setup=setup,
+            round_start=round_start,
             actions=actions,
             round_end=self.conditions(("round", "end"), rnd["end"]),
-            scoring=self.effects(("round", "scoring"), rnd.get("scoring", []), {}),
+            scoring=scoring,
             measure=measure,
             game_end=self.conditions(("game_end", "when"), g["game_end"]["when"]),
             winners=self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
@@ -660,6 +667,80 @@ class _Loader:
             env = {p: ir.Local(p, Type("any")) for p in d.params}
             ExprParser(self.scope, d.where).expression(d.text, env)
 
+    def procedures(self) -> None:
+        """`procedures`: named effect blocks with parameters, expanded where they are called
+        (`procedure_call`). Only their names and parameters are read here; a body is
+        checked where it is called, with the arguments in place of the parameters."""
+        self.procs: dict[str, _Procedure] = {}
+        taken = {**self.scope.params, **self.scope.vars, **self.scope.zones,
+                 **self.scope.indices, **self.scope.builtins, **self.scope.defs}
+        for key, value in self.d.get("procedures", {}).items():
+            m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*", key)
+            path = ("procedures", key)
+            if not m:
+                raise self.err(path, "a procedure is named like name or name(a, b)")
+            name = self.ident(path, m.group(1), "a procedure's name")
+            params = tuple(self.ident(path, q.strip(), "a procedure's parameter")
+                           for q in (m.group(2) or "").split(",") if q.strip())
+            for i, q in enumerate(params):
+                if q in params[:i]:
+                    raise self.key_err(path, f"the parameter {q!r} of {name} is named twice")
+            if name in EFFECTS or name in FUNCTIONS or name in taken or name in self.procs:
+                what = ("an effect" if name in EFFECTS else "a function" if name in FUNCTIONS
+                        else "a procedure" if name in self.procs else "a name")
+                raise self.key_err(path, f"{name!r} is already {what} of the language or "
+                                         "this spec; a procedure needs a name of its own")
+            body, bpath = ((value["do"], (*path, "do")) if isinstance(value, dict)
+                           else (value, path))
+            cite = ()
+            if isinstance(value, dict):
+                cite = self.check_cites((*path, "cite"), value.get("cite"))
+            self.procs[name] = _Procedure(name, params, body, bpath, cite,
+                                          self.doc.key_where(path))
+            self.scope.procedures[name] = params
+        self.calling: list[str] = []
+        self.expanded = 0  # calls expanded so far (MAX_CALLS)
+
+    def call(self, path: PathKey, name: str, args: list[ir.Expr], at: Where,
+             cite: tuple[str, ...]) -> tuple[ir.Stmt, ...]:
+        """The statements of procedure `name` with `args` in place of its parameters.
+
+        Each statement is the body's, where the body writes it; one without a citation of
+        its own takes the call's (else the procedure's). The body sees its parameters and
+        the spec's names only, not the caller's locals; its loop variables capture none of
+        the caller's locals that an argument reads (`expr.binding_name`).
+        """
+        proc = self.procs[name]
+        if name in self.calling:
+            chain = " -> ".join((*self.calling[self.calling.index(name):], name))
+            raise SpecError(at, f"a procedure cannot call itself: {chain}")
+        if len(self.calling) >= MAX_CALL_DEPTH:
+            raise SpecError(at, over("max_call_depth", "the depth of procedure calls "
+                                     f"({' -> '.join((*self.calling, name))})",
+                                     len(self.calling) + 1))
+        self.expanded += 1
+        if self.expanded > MAX_CALLS:
+            raise SpecError(at, over("max_calls", "the number of procedure calls expanded, each "
+                                     "call inside a procedure counted again", self.expanded))
+        proc.calls += 1
+        self.calling.append(name)
+        try:
+            body = self.effects(proc.path, proc.body, dict(zip(proc.params, args, strict=True)))
+        except SpecError as exc:  # said where the body is written; add where it is called
+            raise SpecError(exc.where, f"{exc.message} (in procedure {name}, called at "
+                                       f"line {at.line}, column {at.column})") from None
+        finally:
+            self.calling.pop()
+        return tuple(s if s.cite else attrs.evolve(s, cite=cite or proc.cite) for s in body)
+
+    def uncalled(self) -> None:
+        """A procedure no effect calls is an error: its body would never be checked."""
+        for proc in self.procs.values():
+            if not proc.calls:
+                raise SpecError(proc.where, f"procedure {proc.name} is never called; call it "
+                                            "from an effect, or remove it (a body is checked "
+                                            "where it is called)")
+
     # ----------------------------------------------------------------- rules
     def conditions(self, path: PathKey, items: list) -> tuple[ir.Condition, ...]:
         out = []
@@ -720,8 +801,16 @@ class _Loader:
         for i, item in enumerate(items):
             p = (*path, i)
             where = self.doc.where(p)
-            if isinstance(item, str):
-                out.append(self.checked(p, self.parser(p).statement(item, env, ())))
+            if isinstance(item, str) or isinstance(item.get("do"), str):
+                cite = () if isinstance(item, str) else self.check_cites(
+                    (*p, "cite"), item.get("cite"))
+                at = p if isinstance(item, str) else (*p, "do")
+                text = item if isinstance(item, str) else item["do"]
+                called = self.parser(at).procedure_call(text, env)
+                if called is not None:
+                    out.extend(self.call(at, *called, cite))
+                else:
+                    out.append(self.checked(at, self.parser(at).statement(text, env, cite)))
                 continue
             cite = self.check_cites((*p, "cite"), item.get("cite"))
             if "if" in item:
@@ -753,9 +842,6 @@ class _Loader:
                 self.bounded((*p, "max"), item["max"], "max_while", "a while loop's max", low=1)
                 out.append(ir.While(where, cite, test, item["max"],
                                     self.effects((*p, "do"), item["do"], env)))
-            else:
-                out.append(self.checked((*p, "do"), self.parser((*p, "do")).statement(
-                    item["do"], env, cite)))
         return tuple(out)
 
     def checked(self, path: PathKey, stmt: ir.Stmt) -> ir.Stmt:
@@ -790,6 +876,19 @@ class _Loader:
                                       tuple(e.get("players", ())), dict(e.get("variants", {})),
                                       str(e.get("clause", "")), e.get("witness")))
         return tuple(out)
+
+
+@attrs.define
+class _Procedure:
+    """A procedure as declared: its body is read where it is called."""
+
+    name: str
+    params: tuple[str, ...]
+    body: list
+    path: PathKey
+    cite: tuple[str, ...]
+    where: Where
+    calls: int = 0
 
 
 def _default(t: Type, enums: dict[str, tuple[str, ...]]) -> Any:
