@@ -46,6 +46,7 @@ MAX_INT = 10**9                  # any whole number written in a spec, or comput
 # --------------------------------------------------------------------- sizes
 MAX_PLAYERS = 16                 # players.max, and the player count a game is loaded for
 MAX_KINDS = 500                  # card and token kinds together
+MAX_EACH_NAMES = 4               # names one generated entry of kinds ranges over (suit x rank)
 MAX_COPIES = 1_000               # copies of one kind
 MAX_ITEMS = 10_000               # cards and tokens together
 MAX_INDEX_SIZE = 100             # members of one index set
