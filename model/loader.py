@@ -48,6 +48,9 @@ RULEBOOKS = schema.SPEC_DIR / "rulebooks"
 _CITE = re.compile(r"^([a-z]+\.[a-z]{2})#L(\d+)(?:-L?(\d+))?$")
 _RESERVED_ATTRS = {"name", "copies", "start", "each"}
 BUILTIN_VARS = {"active": PLAYER, "round": INT, "last_actor": PLAYER}
+#: The variable that remembers whether a round-end condition held when the last round
+#: ended, for game_end (`round_end__<condition>`: no spec name holds `__`).
+REMEMBERED = "round_end__"
 
 
 def resolve_spec_path(spec: str | Path) -> Path:
@@ -284,6 +287,19 @@ class _Loader:
         round_start = self.effects(("round", "start"), rnd["start"], {})
         scoring = self.effects(("round", "scoring"), rnd.get("scoring", []), {})
         self.uncalled()
+        round_end = self.conditions(("round", "end"), rnd["end"])
+        ended = self.round_end_names(round_end)
+        game_end = self.conditions(("game_end", "when"), g["game_end"]["when"], ended)
+        winners = self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
+                                 list_of(PLAYER), ended)
+        remembered = self.remembered(round_end, (*(c.expr for c in game_end), winners))
+        vars_ = vars_ + tuple(decl for decl, _ in remembered)
+        if remembered and self.var_slots + len(remembered) > MAX_VAR_SLOTS:
+            raise self.err(("game_end",), over(
+                "max_var_slots", f"the number of variables with {self.players} players, one "
+                "for each round-end condition game_end names included",
+                self.var_slots + len(remembered)))
+        scoring = tuple(stmt for _, stmt in remembered) + scoring
         game = ir.GameIR(
             id=g["game"], title=g["title"], file=self.doc.file, players=self.players,
             min_players=pl["min"], max_players=pl["max"], sources=tuple(g["sources"]),
@@ -295,12 +311,11 @@ class _Loader:
             setup=setup,
             round_start=round_start,
             actions=actions,
-            round_end=self.conditions(("round", "end"), rnd["end"]),
+            round_end=round_end,
             scoring=scoring,
             measure=measure,
-            game_end=self.conditions(("game_end", "when"), g["game_end"]["when"]),
-            winners=self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
-                                   list_of(PLAYER)),
+            game_end=game_end,
+            winners=winners,
             game_measure=(self.expr_item(("game_end", "measure"), g["game_end"]["measure"], INT)
                           if "measure" in g["game_end"] else None),
             score=self.expr_item(("score",), g["score"], INT, p_env),
@@ -893,14 +908,42 @@ class _Loader:
                                             "where it is called)")
 
     # ----------------------------------------------------------------- rules
-    def conditions(self, path: PathKey, items: list) -> tuple[ir.Condition, ...]:
+    def conditions(self, path: PathKey, items: list,
+                   env: Mapping[str, ir.Expr] | None = None) -> tuple[ir.Condition, ...]:
         out = []
         for i, c in enumerate(items):
             cite = self.check_cites((*path, i, "cite"), c.get("cite"))
             self.ident((*path, i, "name"), c["name"], "a condition's name", False)
-            out.append(ir.Condition(c["name"], self.expr((*path, i, "when"), c["when"], BOOL),
-                                    cite))
+            out.append(ir.Condition(c["name"], self.expr((*path, i, "when"), c["when"], BOOL,
+                                                         env), cite))
         return tuple(out)
+
+    def round_end_names(self, round_end: tuple[ir.Condition, ...]) -> dict[str, ir.Expr]:
+        """What `game_end` may name besides the spec's names: each round-end condition, as
+        whether it held when the round ended (a variable the scoring sets first). A
+        condition named like another name of the spec (or a reserved word) is not one."""
+        s = self.scope
+        taken = {*s.params, *s.vars, *s.zones, *s.indices, *s.builtins, *s.defs}
+        return {c.name: ir.Var(REMEMBERED + c.name, None, BOOL) for c in round_end
+                if c.name not in taken and identifier_problem(c.name) is None}
+
+    def remembered(self, round_end: tuple[ir.Condition, ...], used: tuple[ir.Expr, ...]
+                   ) -> list[tuple[ir.VarDecl, ir.Stmt]]:
+        """For each round-end condition that `used` (game_end's expressions) names: its
+        variable, and the statement that sets it when the round ends, before the scoring
+        (written where the condition is)."""
+        names = {n.name for e in used for n in ir.walk(e)
+                 if isinstance(n, ir.Var) and n.name.startswith(REMEMBERED)}
+        out = []
+        for i, c in enumerate(round_end):
+            var = REMEMBERED + c.name
+            if var not in names:
+                continue
+            target = ir.Var(var, None, BOOL)
+            out.append((ir.VarDecl(var, BOOL, None, ir.Const(False, BOOL)),
+                        ir.Assign(self.doc.where(("round", "end", i, "when")), c.cite, target,
+                                  "=", c.expr)))
+        return out
 
     def action(self, name: str, a: dict) -> ir.ActionDecl:
         path = ("actions", name)
@@ -1016,6 +1059,7 @@ class _Loader:
                                             f"{self.players} players", slots))
         slots = sum(sizes.get(v.get("per"), 1) if v.get("per") else 1
                     for v in self.d.get("vars", {}).values())
+        self.var_slots = slots
         if slots > MAX_VAR_SLOTS:
             raise self.err(("vars",), over("max_var_slots", f"the number of variables with "
                                            f"{self.players} players", slots))
