@@ -108,6 +108,8 @@ class Scope:
     kind_index: dict[str, int]
     enums: dict[str, tuple[str, ...]]
     defs: dict[str, Def] = attrs.Factory(dict)
+    #: each def's expansions (the IR of a use) -> the def's name, for the work bound
+    def_sites: dict[ir.Expr, str] = attrs.Factory(dict)
     #: procedure name -> its parameters (the loader expands a call's body itself)
     procedures: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     builtins: dict[str, Type] = attrs.Factory(dict)
@@ -738,7 +740,9 @@ class ExprParser:
             chain = " -> ".join((*self._expanding[self._expanding.index(d.name):], d.name))
             raise self._err(node, f"a def cannot use itself: {chain}")
         sub = ExprParser(self.scope, d.where, self._budget, (*self._expanding, d.name))
-        return sub.expression(d.text, dict(zip(d.params, args, strict=True)))
+        out = sub.expression(d.text, dict(zip(d.params, args, strict=True)))
+        self.scope.def_sites.setdefault(out, d.name)  # what the work bound charges to the def
+        return out
 
     # ---------------------------------------------------------------- effects
     def _effect(self, call: ast.Call, env: dict, where: Where, cite: tuple[str, ...]) -> ir.Do:

@@ -22,7 +22,7 @@ import attrs
 from . import ir, limits, schema, work
 from .errors import SpecError, Where
 from .expr import EFFECTS, FUNCTIONS, Def, ExprParser, Scope, binding_name
-from .fold import known
+from .fold import fold, known
 from .limits import (
     KIND_NAME,
     MAX_ACTION_PARAMS,
@@ -324,11 +324,36 @@ class _Loader:
             score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
             clarifications=self.clarifications(ambiguities),
         )
-        problem = work.too_much(game)
+        problem = work.too_much(game, self.work_defs(), self.work_places(game))
         if problem is not None:
             where, message = problem
             raise SpecError(where or Where(self.doc.file), message)
         return game
+
+    def work_defs(self) -> dict[ir.Expr, work.Site]:
+        """Each def's uses (their IR, folded as the work bound reads it) -> the def."""
+        keys = {}
+        for key in self.d.get("defs", {}):
+            name = key.split("(")[0].strip()
+            keys[name] = work.Site(f"def {name}", self.doc.key_where(("defs", key)))
+        return {fold(e): keys[name] for e, name in self.scope.def_sites.items() if name in keys}
+
+    def work_places(self, g: ir.GameIR) -> dict[str, Where]:
+        """Where the expressions the work bound charges are written."""
+        d, w = self.d, self.doc.where
+        out = {f"round end {c.name}": w(("round", "end", i, "when"))
+               for i, c in enumerate(g.round_end)}
+        out |= {f"game end {c.name}": w(("game_end", "when", i, "when"))
+                for i, c in enumerate(g.game_end)}
+        out |= {f"invariant {c.name}": w(("invariants", i, "when"))
+                for i, c in enumerate(g.invariants)}
+        out["round measure"] = w(("round", "measure"))
+        out["score"] = w(("score", "expr") if isinstance(d["score"], dict) else ("score",))
+        out["winners"] = w(("game_end", "winners"))
+        for a in g.actions:
+            out[f"action {a.name} when"] = w(("actions", a.name, "when"))
+            out[f"action {a.name} params"] = w(("actions", a.name, "params"))
+        return out
 
     def expr_item(self, path: PathKey, item: Any, expect: Type,
                   env: Mapping[str, ir.Expr] | None = None) -> ir.Expr:
