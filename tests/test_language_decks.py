@@ -18,6 +18,7 @@ import model
 from model import SpecError, codegen
 from model.source import read_yaml
 from properties.cli.cache import fingerprint
+from properties.faq.partings import play_form
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
@@ -89,6 +90,7 @@ def test_generated_kinds_compile_to_the_game_written_out(tmp_path: Path, game: s
         assert a.kinds == b.kinds, (players, variants)
         assert [k.attrs for k in a.kinds] == [k.attrs for k in b.kinds]  # attrs: not in ==
         assert fingerprint(a).play == fingerprint(b).play, (players, variants)
+        assert play_form(a) == play_form(b), (players, variants)  # the FAQ store's key
     for players in (2, 4):
         a = model.load_ir(game, players=players)
         b = model.load_ir(plain, players=players)

@@ -1,7 +1,7 @@
 """Procedures: named effect blocks with parameters, expanded where an effect calls them.
 
 The shipped specs call procedures where they wrote a block out twice (Lambada's penalty
-draw, Kadabra's end of a turn, SLAMBO!'s end of a play and shame stake). A copy of each
+draw, Kadabra's end of a turn and magic-token return, SLAMBO!'s count of a play and shame stake). A copy of each
 spec with every call written out by hand (`written_out`, a text substitution independent
 of the loader) must compile to the same game: the same generated code, positions aside,
 and the same IR as it plays. The rest are the errors, each one positioned.
@@ -23,6 +23,7 @@ from model import SpecError, ir, loader
 from model.source import read_yaml
 from properties.cli.cache import fingerprint
 from properties.concrete.coverage import clauses
+from properties.faq.partings import play_form
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
@@ -126,6 +127,7 @@ def test_a_spec_calling_procedures_compiles_to_the_game_written_out(tmp_path: Pa
         called = model.load_ir(game, players=players, variants=variants)
         plain = model.load_ir(copy_, players=players, variants=variants)
         assert fingerprint(called).play == fingerprint(plain).play, (players, variants)
+        assert play_form(called) == play_form(plain), (players, variants)  # the FAQ's key
         assert (plain_code(model.codegen.Emitter(called).module())
                 == plain_code(model.codegen.Emitter(plain).module())), (players, variants)
 
