@@ -59,6 +59,9 @@ MAX_ACTION_PARAMS = 4
 MAX_REPEAT = 1_000               # a `repeat` count
 MAX_WHILE = 10_000               # a `while` loop's `max`
 MAX_RANGE = 1_000                # the length of a `range(a, b)`
+MAX_EFFECT_DEPTH = 40            # effects nested in effects (if, for, ...), procedures expanded
+MAX_LOOP_NESTING = 16            # loops (for, repeat, while) among them: Python compiles at most
+#                                  20 nested loops, and the generated code adds two
 MAX_CALL_DEPTH = 16              # procedures calling procedures, one inside another
 MAX_CALLS = 1_000                # procedure calls expanded in a spec, each call inside an
 #                                  expanded procedure counted again

@@ -30,9 +30,11 @@ from .limits import (
     MAX_CALL_DEPTH,
     MAX_CALLS,
     MAX_EACH_NAMES,
+    MAX_EFFECT_DEPTH,
     MAX_INT,
     MAX_ITEMS,
     MAX_KINDS,
+    MAX_LOOP_NESTING,
     MAX_NAME_LENGTH,
     MAX_VAR_SLOTS,
     MAX_ZONE_SLOTS,
@@ -176,6 +178,7 @@ class _Loader:
         self.d: dict[str, Any] = doc.data
         self.players = players
         self.requested = variants
+        self.depth = self.loops = 0  # statements, and loops, the effects being read are inside
 
     # ---------------------------------------------------------------- helpers
     def err(self, path: PathKey, message: str) -> SpecError:
@@ -916,7 +919,8 @@ class _Loader:
         proc.calls += 1
         self.calling.append(name)
         try:
-            body = self.effects(proc.path, proc.body, dict(zip(proc.params, args, strict=True)))
+            body = self.effects(proc.path, proc.body, dict(zip(proc.params, args, strict=True)),
+                                inline=True)
         except SpecError as exc:  # said where the body is written; add where it is called
             raise SpecError(exc.where, f"{exc.message} (in procedure {name}, called at "
                                        f"line {at.line}, column {at.column})") from None
@@ -1014,8 +1018,30 @@ class _Loader:
                 raise self.err(path, f"say must show every parameter once; {{{pname}}} is there "
                                      f"{shown.count(pname)} times")
 
-    def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
-                ) -> tuple[ir.Stmt, ...]:
+    def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr], loop: bool = False,
+                inline: bool = False) -> tuple[ir.Stmt, ...]:
+        """A list of effects, nested `depth` statements (and `loops` loops) deep, procedures
+        expanded: both are limited (`max_effect_depth`, `max_loop_nesting`), since a spec's
+        statements become nested Python statements (the generated module must compile).
+        `inline`: a procedure's body, in place of its call (no deeper than the call)."""
+        if not items:
+            return ()
+        if inline:
+            return self._effects(path, items, env)
+        self.depth, self.loops = self.depth + 1, self.loops + loop
+        try:
+            if self.depth > MAX_EFFECT_DEPTH:
+                raise self.err((*path, 0), over("max_effect_depth", "the nesting of effects "
+                                                "here, procedures expanded", self.depth))
+            if self.loops > MAX_LOOP_NESTING:
+                raise self.err((*path, 0), over("max_loop_nesting", "the nesting of loops "
+                                                "here, procedures expanded", self.loops))
+            return self._effects(path, items, env)
+        finally:
+            self.depth, self.loops = self.depth - 1, self.loops - loop
+
+    def _effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
+                 ) -> tuple[ir.Stmt, ...]:
         out: list[ir.Stmt] = []
         for i, item in enumerate(items):
             p = (*path, i)
@@ -1049,18 +1075,19 @@ class _Loader:
                 var = binding_name(m.group(1), env, rename_shadowing=True)
                 inner = {**env, m.group(1): ir.Local(var, it.type.of or Type("any"))}
                 out.append(ir.For(where, cite, var, it,
-                                  self.effects((*p, "do"), item["do"], inner)))
+                                  self.effects((*p, "do"), item["do"], inner, loop=True)))
             elif "repeat" in item:
                 n = self.expr((*p, "repeat"), item["repeat"], INT, env)
                 times = known(n, self.players)
                 if isinstance(times, ir.Const):
                     self.bounded((*p, "repeat"), times.value, "max_repeat", "a repeat count")
-                out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env)))
+                out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env,
+                                                                 loop=True)))
             elif "while" in item:
                 test = self.expr((*p, "while"), item["while"], BOOL, env)
                 self.bounded((*p, "max"), item["max"], "max_while", "a while loop's max", low=1)
                 out.append(ir.While(where, cite, test, item["max"],
-                                    self.effects((*p, "do"), item["do"], env)))
+                                    self.effects((*p, "do"), item["do"], env, loop=True)))
         return tuple(out)
 
     def checked(self, path: PathKey, stmt: ir.Stmt) -> ir.Stmt:

@@ -1,10 +1,11 @@
 """Procedures: named effect blocks with parameters, expanded where an effect calls them.
 
 The shipped specs call procedures where they wrote a block out twice (Lambada's penalty
-draw, Kadabra's end of a turn and magic-token return, SLAMBO!'s count of a play and shame stake). A copy of each
-spec with every call written out by hand (`written_out`, a text substitution independent
-of the loader) must compile to the same game: the same generated code, positions aside,
-and the same IR as it plays. The rest are the errors, each one positioned.
+draw, Kadabra's end of a turn and magic-token return, SLAMBO!'s count of a play and shame
+stake). A copy of each spec with every call written out by hand (`written_out`, a text
+substitution independent of the loader) must compile to the same game: the same
+generated code, positions aside, the same IR as it plays, and the same rules key of the
+FAQ store. The rest are the errors, each one positioned.
 """
 
 from __future__ import annotations
@@ -333,3 +334,37 @@ def test_the_schema_describes_procedures() -> None:
     assert proc["propertyNames"] == {"$ref": "#/$defs/defKey"}
     assert schema["$defs"]["procedureBody"]["minItems"] == 1
     assert loader is not None
+
+
+def nested(kind: str, levels: int, per_procedure: int) -> str:
+    """Procedures p0..p(levels-1), each nesting `per_procedure` statements (loops over one
+    element, or ifs) around a call of the next."""
+    chain = ""
+    for i in range(levels):
+        body = f"p{i + 1}()"
+        for j in range(per_procedure):
+            body = (f'{{for: "q{i}x{j} in [0]", do: [{body}]}}' if kind == "for"
+                    else f'{{if: "starter == {j}", then: [{body}]}}')
+        chain += f"  p{i}:\n    - {body}\n"
+    return chain + f"  p{levels}:\n    - ended = False\n"
+
+
+@pytest.mark.parametrize(("kind", "levels", "per", "limit"), [
+    ("for", 6, 3, "max_loop_nesting"),   # 18 loops: Python compiles at most 20 nested
+    ("if", 14, 3, "max_effect_depth"),   # 42 statements deep: Python indents at most 100
+])
+def test_statements_nested_through_procedures_stop_at_a_limit(tmp_path: Path, kind: str,
+                                                              levels: int, per: int,
+                                                              limit: str) -> None:
+    path = with_procedures(tmp_path, nested(kind, levels, per), (DRAW, "      - p0()\n" + DRAW))
+    error = spec_error(path)
+    assert limit in error.message and "in procedure p" in error.message
+
+
+@pytest.mark.parametrize(("kind", "levels", "per"), [("for", 4, 4), ("if", 13, 3)])
+def test_statements_nested_to_the_limits_compile(tmp_path: Path, kind: str, levels: int,
+                                                 per: int) -> None:
+    path = with_procedures(tmp_path, nested(kind, levels, per), (DRAW, "      - p0()\n" + DRAW))
+    game = model.load(path, players=2)  # 16 loops, or 39 statements deep
+    state = game.initial_state(0)
+    assert state.apply(game.parse_action("draw")).to_dict()["vars"]["ended"] is False
