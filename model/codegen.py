@@ -30,10 +30,10 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import attrs
 
-from . import ir
+from . import ir, work
 from .errors import InternalError, SpecError, Where
 from .fold import fold, substitute
-from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT
+from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT, RENAMED_LOCAL
 from .types import PLAYER, Type
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
@@ -55,7 +55,10 @@ def global_name(prefix: str, *names: str) -> str:
 
 
 def local(name: str) -> str:
-    """The Python name of a spec's local name (an action parameter, a loop variable)."""
+    """The Python name of a spec's local name (an action parameter, a loop variable), or of
+    a loop variable the loader renamed so that it captures nothing (`q__1`)."""
+    if RENAMED_LOCAL.fullmatch(name):
+        return "l_" + name
     return global_name("l_", name)
 
 
@@ -112,6 +115,11 @@ class Emitter:
         self.var_types = {v.name: v.type for v in g.vars} | {
             "active": PLAYER, "last_actor": PLAYER}
         self.members: dict[str, str | None] = {}  # local -> the family it is a member of
+        # the parts of the evaluation context being written that are kept once (`context`)
+        self.bounds = work.Bounds(g)
+        self.memo: dict[ir.Expr, int] = {}  # part -> its slot in `_m`
+        self.memo_bound: frozenset[str] = frozenset()  # names the context's loops bind here
+        self.uses_memo = False
 
     # ----------------------------------------------------------- ranges
     @staticmethod
@@ -167,7 +175,7 @@ class Emitter:
     def bound(self, gens: Iterable[ir.Gen | tuple[str, ir.Expr]]) -> Iterator[None]:
         """Within: each generator's variable is known to be a member of its list's family
         when the list is made of such members (else known to be nothing)."""
-        saved = dict(self.members)
+        saved, saved_bound = dict(self.members), self.memo_bound
         for g in gens:
             var, it = (g.var, g.iter) if isinstance(g, ir.Gen) else g
             it = fold(it)
@@ -175,10 +183,57 @@ class Emitter:
             if var in ir.free_locals(it):  # `for p in after(p)`: two p's; trust neither
                 fam = None
             self.members[var] = fam if fam is not None and self.members_of(it, fam) else None
+            if self.memo:
+                self.memo_bound = self.memo_bound | {var}
         try:
             yield
         finally:
-            self.members = saved
+            self.members, self.memo_bound = saved, saved_bound
+
+    @contextlib.contextmanager
+    def context(self, exprs: Iterable[ir.Expr], exclude: Iterable[ir.Expr] = ()
+                ) -> Iterator[int]:
+        """Within: the expressions of one evaluation context are being written, and the
+        parts `work.Bounds.plan` keeps once (less `exclude`) are kept, each in a slot of a
+        list `_m` that the caller makes (`_m = [NO] * n`, n given by the `with`), at its first
+        use. The work bound counts exactly these once."""
+        left_out = set(exclude)
+        plan = [x for x in self.bounds.plan(fold(e) for e in exprs) if x not in left_out]
+        saved = self.memo, self.memo_bound
+        self.memo, self.memo_bound = {x: i for i, x in enumerate(plan)}, frozenset()
+        if plan:
+            self.uses_memo = True
+        try:
+            yield len(plan)
+        finally:
+            self.memo, self.memo_bound = saved
+
+    @contextlib.contextmanager
+    def outside(self) -> Iterator[None]:
+        """Within: no evaluation context (the statements inside a statement are written)."""
+        saved = self.memo, self.memo_bound
+        self.memo, self.memo_bound = {}, frozenset()
+        try:
+            yield
+        finally:
+            self.memo, self.memo_bound = saved
+
+    def memo_init(self, n: int) -> str | None:
+        return f"_m = [NO] * {n}" if n else None
+
+    def kept(self, e: ir.Expr) -> str | None:
+        """The code of `e` as a kept part (its slot if computed, else computed and kept),
+        if `e` is kept in the context being written and reads no name a loop of the
+        context binds here; else None."""
+        slot = self.memo.get(e)
+        if slot is None or ir.free_locals(e) & self.memo_bound:
+            return None
+        del self.memo[e]
+        try:
+            code = self._ex(e)
+        finally:
+            self.memo[e] = slot
+        return f"(_m[{slot}] if _m[{slot}] is not NO else r.keep(_m, {slot}, {code}))"
 
     def index(self, e: ir.Expr, family: str, what: str) -> str:
         """Code for the index `e` of a `family`: as it is where it is provably in range, else
@@ -246,6 +301,10 @@ class Emitter:
         hoisted = self.hoisted.get(e)
         if hoisted is not None:
             return hoisted
+        if self.memo:
+            kept = self.kept(e)
+            if kept is not None:
+                return kept
         L = self.layout
         match e:
             case ir.Const(value=v):
@@ -414,10 +473,12 @@ class Emitter:
             return None
         return "(" + " + ".join(terms) + ")" if terms else "0"
 
-    @staticmethod
-    def first_loop(v: ir.Expr) -> bool:
+    def first_loop(self, v: ir.Expr) -> bool:
+        """Whether `x = v` can be written as a `for` statement: `v` is a `first(...)` of one
+        generator with a default, whose variable names no local in scope (a Python `for`
+        statement, unlike a generator, would overwrite it)."""
         return (isinstance(v, ir.Comp) and v.fn == "first" and len(v.gens) == 1
-                and v.default is not None)
+                and v.default is not None and v.gens[0].var not in self.members)
 
     def bag_union(self, it: ir.Expr) -> tuple[str, list[ir.Expr]] | None:
         """`kinds(a) + kinds(b)` over bags of one class, where order and repeats do not matter."""
@@ -609,6 +670,26 @@ class Emitter:
             self.emit("pass", depth)
 
     def stmt(self, s: ir.Stmt, depth: int) -> None:
+        """A statement; the expressions it evaluates at once are one evaluation context
+        (`context`), a `while` test excepted (it is evaluated again each time round)."""
+        exprs: list[ir.Expr] = []
+        match s:
+            case ir.Assign(target=t, value=v):
+                exprs = [v, t]
+            case ir.Do(args=args, kwargs=kwargs, result=result):
+                exprs = [*args, *(v for _, v in kwargs), *([result] if result else [])]
+            case ir.If(test=t) if not isinstance(fold(t), ir.Const):
+                exprs = [t]
+            case ir.For(iter=it):
+                exprs = [it]
+            case ir.Repeat(count=n):
+                exprs = [n]
+        with self.context(exprs) as n:
+            if n:
+                self.emit(self.memo_init(n), depth)
+            self._stmt(s, depth)
+
+    def _stmt(self, s: ir.Stmt, depth: int) -> None:
         where = f"  # {s.where.line}:{s.where.column}" if s.where.line else ""
         match s:
             case ir.Assign(target=t, op=op, value=v) if self.first_loop(fold(v)):
@@ -638,20 +719,22 @@ class Emitter:
                 self.stmts(a if fold(t).value else b, depth)
             case ir.If(test=t, then=a, orelse=b):
                 self.emit(f"if {self.ex(t)}:{where}", depth)
-                self.stmts(a, depth + 1)
-                if b:
-                    self.emit("else:", depth)
-                    self.stmts(b, depth + 1)
+                with self.outside():
+                    self.stmts(a, depth + 1)
+                    if b:
+                        self.emit("else:", depth)
+                        self.stmts(b, depth + 1)
             case ir.For(var=v, iter=it, body=b):
                 self.emit(f"for {local(v)} in {self.ex(it)}:{where}", depth)
-                with self.bound([(v, it)]):
+                with self.outside(), self.bound([(v, it)]):
                     self.stmts(b, depth + 1)
             case ir.Repeat(count=n, body=b):
                 self._tmp += 1
                 times = self.ex(n) if isinstance(fold(n), ir.Const) else (
                     f"r.times({self.ex(n)}, {MAX_REPEAT})")
                 self.emit(f"for _i{self._tmp} in range({times}):{where}", depth)
-                self.stmts(b, depth + 1)
+                with self.outside():
+                    self.stmts(b, depth + 1)
             case ir.While(test=t, limit=limit, body=b):
                 self._tmp += 1
                 k = f"_n{self._tmp}"
@@ -883,7 +966,7 @@ class Emitter:
                 self.stmts(a.effects, 1)
                 self.copy_on_write = False
                 e("V[2] = actor", 1)
-                e(f"return {self.any_condition(g.round_end)}", 1)  # round_end, inlined
+                self.emit_return(*self.any_condition(g.round_end), 1)  # round_end, inlined
                 e("", 0)
                 e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
                 self.stmts(a.effects, 1)
@@ -910,19 +993,21 @@ class Emitter:
         e("return [n for n, f in ROUND_END if f(Z, V)]", 1)
         e("", 0)
         e("def winners(Z, V):", 0)
-        e(f"return tuple(sorted({self.ex(g.winners)}))", 1)
+        with self.context([g.winners]) as k:
+            self.emit_return(self.memo_init(k), f"tuple(sorted({self.ex(g.winners)}))", 1)
         e("", 0)
         e(f"def score(Z, V, {local('p')}):", 0)
-        with self.bound([("p", ir.Builtin("players", Type("list", of=PLAYER)))]):
-            e(f"return {self.ex(g.score)}", 1)
+        with self.bound([("p", ir.Builtin("players", Type("list", of=PLAYER)))]), \
+                self.context([g.score]) as k:
+            self.emit_return(self.memo_init(k), self.ex(g.score), 1)
         e("", 0)
         e("def measure(Z, V):", 0)
-        e(f"return {self.ex(g.measure) if g.measure is not None else 'None'}", 1)
-        e("", 0)
-        e("INVARIANTS = (", 0)
-        for c in g.invariants:
-            e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
-        e(")", 0)
+        if g.measure is None:
+            e("return None", 1)
+        else:
+            with self.context([g.measure]) as k:
+                self.emit_return(self.memo_init(k), self.ex(g.measure), 1)
+        self.condition_table("INVARIANTS", g.invariants)
         e("", 0)
         e("# the conditions rationales claim for where a reading parts from the ruling", 0)
         e("PARTS_ONLY_WHEN = {", 0)
@@ -932,6 +1017,8 @@ class Emitter:
                     e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
+        if self.uses_memo:
+            self.table_lines += ["", "NO = r.NO  # a kept part not computed yet (`Emitter.context`)"]
         self.lines += ["", "# kinds allowed per root kind (`Emitter.kind_table`); attributes per class "
                        "(`Emitter.class_table`)", *self.table_lines]
         return "\n".join(self.lines) + "\n"
@@ -1120,6 +1207,13 @@ class Emitter:
         """
         if ir.free_locals(test) - {var}:
             return None
+        saved_memo, self.memo = self.memo, {}  # a table is written outside any context
+        try:
+            return self._kind_table(var, holds, test)
+        finally:
+            self.memo = saved_memo
+
+    def _kind_table(self, var: str, holds: str, test: ir.Expr) -> tuple[str, ir.Expr] | None:
         hoist: list[ir.Expr] = []
         _collect_hoistable(test, hoist)
         shared = [n for n in _calls_in(hoist) if sum(
@@ -1188,39 +1282,73 @@ class Emitter:
                 return t.name if t.name != "index" else f"index:{t.ref}"
         return None
 
-    def _conditions(self, name: str, conds: tuple[ir.Condition, ...]) -> None:
-        e = self.emit
-        e("", 0)
-        e(f"{name.upper()} = (", 0)
-        for c in conds:
-            e(f"({c.name!r}, lambda Z, V: {self.ex(c.expr)}),", 1)
-        e(")", 0)
-        e("", 0)
-        e(f"def {name}(Z, V):", 0)
-        e(f"return {self.any_condition(conds)}", 1)
+    def emit_return(self, init: str | None, code: str, depth: int) -> None:
+        """`return code`, after the line making the context's kept parts if it has any."""
+        if init is not None:
+            self.emit(init, depth)
+        self.emit(f"return {code}", depth)
 
-    def any_condition(self, conds: tuple[ir.Condition, ...]) -> str:
-        """Whether any of the conditions holds, as one expression (a function's `return`).
+    def condition_table(self, table: str, conds: tuple[ir.Condition, ...]) -> None:
+        """`TABLE = ((name, function), ...)`: each condition alone, a lambda, or a function
+        when the condition keeps a part once (it needs a line to make `_m` first)."""
+        e = self.emit
+        entries = []
+        for j, c in enumerate(conds):
+            with self.context([c.expr]) as k:
+                code = self.ex(c.expr)
+                if not k:
+                    entries.append(f"({c.name!r}, lambda Z, V: {code}),")
+                    continue
+                fn = f"_{table.lower()}_{j}"
+                e("", 0)
+                e(f"def {fn}(Z, V):", 0)
+                self.emit_return(self.memo_init(k), code, 1)
+                entries.append(f"({c.name!r}, {fn}),")
+        e("", 0)
+        e(f"{table} = (", 0)
+        for entry in entries:
+            e(entry, 1)
+        e(")", 0)
+
+    def _conditions(self, name: str, conds: tuple[ir.Condition, ...]) -> None:
+        self.condition_table(name.upper(), conds)
+        self.emit("", 0)
+        self.emit(f"def {name}(Z, V):", 0)
+        self.emit_return(*self.any_condition(conds), 1)
+
+    def any_condition(self, conds: tuple[ir.Condition, ...]) -> tuple[str | None, str]:
+        """Whether any of the conditions holds, as one expression (a function's `return`),
+        with the line that must come before it (the context's kept parts), if any.
 
         A condition is evaluated only after every earlier one, so a part that an earlier
         condition always evaluates (`in_round` in `in_round == 0`) is kept there in a name
-        (`(_c0 := ...) == 0`) and later conditions read the name.
+        (`(_c0 := ...) == 0`) and later conditions read the name. The other parts the
+        conditions evaluate more than once are kept at their first use (`context`); a part
+        named for later conditions is never one inside those (whose code may not run).
         """
         exprs = [fold(c.expr) for c in conds]
-        saved, parts, names = dict(self.hoisted), [], 0
+        planned: list[list[ir.Expr]] = []
+        named_so_far: dict[ir.Expr, str] = {}
         for i, x in enumerate(exprs):
             later = {n for y in exprs[i + 1:] for n in ir.walk(y)}
-            shared = [n for n in _always_evaluated(x, self.hoisted) if n in later
-                      and not isinstance(n, _CHEAP) and not ir.free_locals(n)
+            shared = [n for n in _always_evaluated(x, {**self.hoisted, **named_so_far})
+                      if n in later and not isinstance(n, _CHEAP) and not ir.free_locals(n)
                       and sum(1 for m in ir.walk(x) if m == n) == 1]
-            named = {n: f"_c{names + j}" for j, n in enumerate(shared)}
-            names += len(named)
-            for n in reversed(shared):  # inner parts first: an outer part's code holds theirs
-                self.hoisted[n] = f"({named[n]} := {self._ex(n)})"
-            parts.append(self._ex(x))
-            self.hoisted.update(named)
-        self.hoisted = saved
-        return " or ".join(parts) or "False"
+            planned.append(shared)
+            named_so_far.update(dict.fromkeys(shared, ""))
+        with self.context(exprs, exclude=named_so_far) as k:
+            inside = {n for x in self.memo for n in ir.walk(x) if n != x}
+            saved, parts, names = dict(self.hoisted), [], 0
+            for x, shared in zip(exprs, planned, strict=True):
+                shared = [n for n in shared if n not in inside]
+                named = {n: f"_c{names + j}" for j, n in enumerate(shared)}
+                names += len(named)
+                for n in reversed(shared):  # inner parts first: an outer part's code holds theirs
+                    self.hoisted[n] = f"({named[n]} := {self._ex(n)})"
+                parts.append(self._ex(x))
+                self.hoisted.update(named)
+            self.hoisted = saved
+            return self.memo_init(k), " or ".join(parts) or "False"
 
 
 #: Expressions cheaper to evaluate again than to keep in a name.

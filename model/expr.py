@@ -108,6 +108,10 @@ class Scope:
     kind_index: dict[str, int]
     enums: dict[str, tuple[str, ...]]
     defs: dict[str, Def] = attrs.Factory(dict)
+    #: each def's expansions (the IR of a use) -> the def's name, for the work bound
+    def_sites: dict[ir.Expr, str] = attrs.Factory(dict)
+    #: procedure name -> its parameters (the loader expands a call's body itself)
+    procedures: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     builtins: dict[str, Type] = attrs.Factory(dict)
     players: int = 0  # the player count the spec is loaded for (0: not known yet)
     nodes: int = 0  # expression parts converted so far, defs expanded (MAX_SPEC_EXPR_NODES)
@@ -127,6 +131,35 @@ class _Budget:
     nodes: int = 0
     depth: int = 0
     chain: int = 0
+
+
+def binding_name(name: str, env: Mapping[str, ir.Expr], rename_shadowing: bool = False) -> str:
+    """The IR name for a loop variable `name` the spec binds where `env` is in scope.
+
+    Defs and procedures are expanded with their arguments in place of their parameters, so
+    an argument may read a local of the caller: `others(q)`, with `others(p)` being
+    `count(q for q in players if q != p)`, would compare the loop's own `q` with itself.
+    A binding that would capture a local some argument reads is given a fresh name,
+    `q__1`, that no spec name can be (spec names never hold `__`). With
+    `rename_shadowing` (a `for:` loop of the effects, a Python `for` statement, which
+    would overwrite an outer local of the same name) a name already bound is renamed too.
+    Elsewhere the name stays as written, so the IR of a spec without such a clash is
+    unchanged.
+    """
+    taken: set[str] = set()
+    for key, value in env.items():
+        if key != name or rename_shadowing:
+            taken |= ir.free_locals(value)
+    if rename_shadowing and name in env:
+        taken.add(name)
+    if name not in taken:
+        return name
+    for value in env.values():
+        taken |= ir.free_locals(value)
+    n = 1
+    while f"{name}__{n}" in taken:
+        n += 1
+    return f"{name}__{n}"
 
 
 def continues_chain(parent: ast.AST, child: ast.AST) -> bool:
@@ -156,6 +189,32 @@ class ExprParser:
         if expect is not None:
             self._require(node, expect, tree.body)
         return node
+
+    def procedure_call(self, text: str, locals_: Mapping[str, ir.Expr]
+                       ) -> tuple[str, list[ir.Expr], Where] | None:
+        """If `text` is a call of a procedure (`draw_owed(active)`): its name, its arguments
+        converted where the call is written, and where the call is; else None."""
+        if not isinstance(text, str):
+            return None
+        tree = self._parse(text, "exec")
+        if not (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
+                and isinstance(tree.body[0].value, ast.Call)
+                and isinstance(tree.body[0].value.func, ast.Name)
+                and tree.body[0].value.func.id in self.scope.procedures):
+            return None
+        call = tree.body[0].value
+        name = call.func.id
+        params = self.scope.procedures[name]
+        if call.keywords or len(call.args) != len(params):
+            raise self._err(call, f"{name} takes {len(params)} argument(s): "
+                                  f"{name}({', '.join(params)})")
+        self.scope.nodes += 1  # a call counts as a part, however little it passes
+        if self.scope.nodes > MAX_SPEC_EXPR_NODES:
+            raise self._err(call, f"the spec's expressions have more than "
+                                  f"{MAX_SPEC_EXPR_NODES:,} parts in all, defs and procedures "
+                                  "expanded (max_spec_expr_nodes)")
+        env = dict(locals_)
+        return name, [self.convert(a, env) for a in call.args], self._where(call)
 
     def statement(self, text: str, locals_: Mapping[str, ir.Expr], cite: tuple[str, ...]
                   ) -> ir.Stmt:
@@ -528,6 +587,10 @@ class ExprParser:
         fn = node.func.id
         if fn.startswith("_"):
             raise self._err(node, f"names starting with '_' are not allowed: {fn!r}")
+        if fn in self.scope.procedures:
+            raise self._err(node, f"{fn}(...) is a procedure: it changes the state, so it can "
+                                  "only be an effect statement of its own, not part of an "
+                                  "expression")
         if fn in self.scope.defs:
             d = self.scope.defs[fn]
             if node.keywords or len(node.args) != len(d.params):
@@ -653,13 +716,14 @@ class ExprParser:
                 it = ir.Call("kinds", (it,), list_of(KIND))
             if it.type.name != "list":
                 raise self._err(g.iter, f"can only loop over a list or a zone, found {it.type}")
-            inner[name] = ir.Local(name, it.type.of or ANY)
+            bound = binding_name(name, inner)
+            inner[name] = ir.Local(bound, it.type.of or ANY)
             conds = []
             for c in g.ifs:
                 cond = self.convert(c, inner)
                 self._require(cond, BOOL, c)
                 conds.append(cond)
-            out_gens.append(ir.Gen(name, it, tuple(conds)))
+            out_gens.append(ir.Gen(bound, it, tuple(conds)))
         body = self.convert(elt, inner)
         if fn in ("any", "all"):
             self._require(body, BOOL, elt)
@@ -676,7 +740,9 @@ class ExprParser:
             chain = " -> ".join((*self._expanding[self._expanding.index(d.name):], d.name))
             raise self._err(node, f"a def cannot use itself: {chain}")
         sub = ExprParser(self.scope, d.where, self._budget, (*self._expanding, d.name))
-        return sub.expression(d.text, dict(zip(d.params, args, strict=True)))
+        out = sub.expression(d.text, dict(zip(d.params, args, strict=True)))
+        self.scope.def_sites.setdefault(out, d.name)  # what the work bound charges to the def
+        return out
 
     # ---------------------------------------------------------------- effects
     def _effect(self, call: ast.Call, env: dict, where: Where, cite: tuple[str, ...]) -> ir.Do:

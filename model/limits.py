@@ -21,6 +21,10 @@ import re
 #: single underscores, not ending in one. The generator joins two names with `__`, so
 #: a name without `__` keeps every generated name distinct.
 IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*")
+#: A loop variable renamed so that it captures no local of a def's or procedure's argument
+#: (`expr.binding_name`): a spec identifier, `__` and a number. No spec name holds `__`,
+#: so it is distinct from every name a spec declares.
+RENAMED_LOCAL = re.compile(rf"(?:{IDENTIFIER.pattern})__[1-9][0-9]*")
 #: A kind's name (`"1"`, `joker`, `2/3`, `+4`): text, never a Python name.
 KIND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_/+-]*")
 
@@ -42,6 +46,7 @@ MAX_INT = 10**9                  # any whole number written in a spec, or comput
 # --------------------------------------------------------------------- sizes
 MAX_PLAYERS = 16                 # players.max, and the player count a game is loaded for
 MAX_KINDS = 500                  # card and token kinds together
+MAX_EACH_NAMES = 4               # names one generated entry of kinds ranges over (suit x rank)
 MAX_COPIES = 1_000               # copies of one kind
 MAX_ITEMS = 10_000               # cards and tokens together
 MAX_INDEX_SIZE = 100             # members of one index set
@@ -54,6 +59,12 @@ MAX_ACTION_PARAMS = 4
 MAX_REPEAT = 1_000               # a `repeat` count
 MAX_WHILE = 10_000               # a `while` loop's `max`
 MAX_RANGE = 1_000                # the length of a `range(a, b)`
+MAX_EFFECT_DEPTH = 40            # effects nested in effects (if, for, ...), procedures expanded
+MAX_LOOP_NESTING = 16            # loops (for, repeat, while) among them: Python compiles at most
+#                                  20 nested loops, and the generated code adds two
+MAX_CALL_DEPTH = 16              # procedures calling procedures, one inside another
+MAX_CALLS = 1_000                # procedure calls expanded in a spec, each call inside an
+#                                  expanded procedure counted again
 MAX_WORK = 1_000_000             # steps one action (its legal choices and effects), a
 #                                  round's start or its scoring may take, as bounded from
 #                                  the loops and choices the spec writes

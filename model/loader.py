@@ -9,10 +9,11 @@ parses every expression and effect against the declared names. Every mistake is 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,21 @@ import attrs
 
 from . import ir, limits, schema, work
 from .errors import SpecError, Where
-from .expr import Def, ExprParser, Scope
-from .fold import known
+from .expr import EFFECTS, FUNCTIONS, Def, ExprParser, Scope, binding_name
+from .fold import fold, known
 from .limits import (
+    KIND_NAME,
     MAX_ACTION_PARAMS,
     MAX_ACTIONS,
+    MAX_CALL_DEPTH,
+    MAX_CALLS,
+    MAX_EACH_NAMES,
+    MAX_EFFECT_DEPTH,
     MAX_INT,
     MAX_ITEMS,
     MAX_KINDS,
+    MAX_LOOP_NESTING,
+    MAX_NAME_LENGTH,
     MAX_VAR_SLOTS,
     MAX_ZONE_SLOTS,
     identifier_problem,
@@ -35,13 +43,16 @@ from .limits import (
     short,
 )
 from .source import Located, PathKey, read_text, read_yaml
-from .types import BOOL, INT, KIND, PLAYER, Type, list_of
+from .types import BOOL, INT, KIND, PLAYER, STR, Type, fits, list_of
 
 #: The rulebooks of the specs in spec/ (shipped with them); `RULESPEC_RULEBOOKS` overrides.
 RULEBOOKS = schema.SPEC_DIR / "rulebooks"
 _CITE = re.compile(r"^([a-z]+\.[a-z]{2})#L(\d+)(?:-L?(\d+))?$")
-_RESERVED_ATTRS = {"name", "copies", "start"}
+_RESERVED_ATTRS = {"name", "copies", "start", "each"}
 BUILTIN_VARS = {"active": PLAYER, "round": INT, "last_actor": PLAYER}
+#: The variable that remembers whether a round-end condition held when the last round
+#: ended, for game_end (`round_end__<condition>`: no spec name holds `__`).
+REMEMBERED = "round_end__"
 
 
 def resolve_spec_path(spec: str | Path) -> Path:
@@ -167,6 +178,7 @@ class _Loader:
         self.d: dict[str, Any] = doc.data
         self.players = players
         self.requested = variants
+        self.depth = self.loops = 0  # statements, and loops, the effects being read are inside
 
     # ---------------------------------------------------------------- helpers
     def err(self, path: PathKey, message: str) -> SpecError:
@@ -262,6 +274,7 @@ class _Loader:
         self.check_slots()
         vars_ = self.vars()
         self.defs()
+        self.procedures()
         g = self.d
         rnd = g["round"]
         if len(g["actions"]) > MAX_ACTIONS:
@@ -273,6 +286,23 @@ class _Loader:
         if "measure" in rnd:
             measure = self.expr_item(("round", "measure"), rnd["measure"], INT)
         ambiguities = self.claims(ambiguities)
+        setup = self.effects(("setup",), g.get("setup", []), {})
+        round_start = self.effects(("round", "start"), rnd["start"], {})
+        scoring = self.effects(("round", "scoring"), rnd.get("scoring", []), {})
+        self.uncalled()
+        round_end = self.conditions(("round", "end"), rnd["end"])
+        ended = self.round_end_names(round_end)
+        game_end = self.conditions(("game_end", "when"), g["game_end"]["when"], ended)
+        winners = self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
+                                 list_of(PLAYER), ended)
+        remembered = self.remembered(round_end, (*(c.expr for c in game_end), winners))
+        vars_ = vars_ + tuple(decl for decl, _ in remembered)
+        if remembered and self.var_slots + len(remembered) > MAX_VAR_SLOTS:
+            raise self.err(("game_end",), over(
+                "max_var_slots", f"the number of variables with {self.players} players, one "
+                "for each round-end condition game_end names included",
+                self.var_slots + len(remembered)))
+        scoring = tuple(stmt for _, stmt in remembered) + scoring
         game = ir.GameIR(
             id=g["game"], title=g["title"], file=self.doc.file, players=self.players,
             min_players=pl["min"], max_players=pl["max"], sources=tuple(g["sources"]),
@@ -281,15 +311,14 @@ class _Loader:
             kinds=kinds, kind_attrs=dict(self.scope.kind_attrs),
             enums=dict(self.scope.enums), zones=tuple(
                 self.scope.zones.values()), indices=indices, vars=vars_,
-            setup=self.effects(("setup",), g.get("setup", []), {}),
-            round_start=self.effects(("round", "start"), rnd["start"], {}),
+            setup=setup,
+            round_start=round_start,
             actions=actions,
-            round_end=self.conditions(("round", "end"), rnd["end"]),
-            scoring=self.effects(("round", "scoring"), rnd.get("scoring", []), {}),
+            round_end=round_end,
+            scoring=scoring,
             measure=measure,
-            game_end=self.conditions(("game_end", "when"), g["game_end"]["when"]),
-            winners=self.expr_item(("game_end", "winners"), g["game_end"]["winners"],
-                                   list_of(PLAYER)),
+            game_end=game_end,
+            winners=winners,
             game_measure=(self.expr_item(("game_end", "measure"), g["game_end"]["measure"], INT)
                           if "measure" in g["game_end"] else None),
             score=self.expr_item(("score",), g["score"], INT, p_env),
@@ -298,11 +327,36 @@ class _Loader:
             score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
             clarifications=self.clarifications(ambiguities),
         )
-        problem = work.too_much(game)
+        problem = work.too_much(game, self.work_defs(), self.work_places(game))
         if problem is not None:
             where, message = problem
             raise SpecError(where or Where(self.doc.file), message)
         return game
+
+    def work_defs(self) -> dict[ir.Expr, work.Site]:
+        """Each def's uses (their IR, folded as the work bound reads it) -> the def."""
+        keys = {}
+        for key in self.d.get("defs", {}):
+            name = key.split("(")[0].strip()
+            keys[name] = work.Site(f"def {name}", self.doc.key_where(("defs", key)))
+        return {fold(e): keys[name] for e, name in self.scope.def_sites.items() if name in keys}
+
+    def work_places(self, g: ir.GameIR) -> dict[str, Where]:
+        """Where the expressions the work bound charges are written."""
+        d, w = self.d, self.doc.where
+        out = {f"round end {c.name}": w(("round", "end", i, "when"))
+               for i, c in enumerate(g.round_end)}
+        out |= {f"game end {c.name}": w(("game_end", "when", i, "when"))
+                for i, c in enumerate(g.game_end)}
+        out |= {f"invariant {c.name}": w(("invariants", i, "when"))
+                for i, c in enumerate(g.invariants)}
+        out["round measure"] = w(("round", "measure"))
+        out["score"] = w(("score", "expr") if isinstance(d["score"], dict) else ("score",))
+        out["winners"] = w(("game_end", "winners"))
+        for a in g.actions:
+            out[f"action {a.name} when"] = w(("actions", a.name, "when"))
+            out[f"action {a.name} params"] = w(("actions", a.name, "params"))
+        return out
 
     def expr_item(self, path: PathKey, item: Any, expect: Type,
                   env: Mapping[str, ir.Expr] | None = None) -> ir.Expr:
@@ -466,35 +520,19 @@ class _Loader:
                 continue
             c = self.d[cls]
             declared = c.get("attributes", {})
-            for i, k in enumerate(c["kinds"]):
+            for i, entry in enumerate(c["kinds"]):
                 path = (cls, "kinds", i)
-                if len(kinds) >= MAX_KINDS:
-                    raise self.err(path, f"more than {MAX_KINDS} kinds of cards and tokens "
-                                         "together (max_kinds)")
-                if k["name"] in self.scope.kind_index:
-                    raise self.err((*path, "name"), f"kind {k['name']!r} is declared twice")
-                values = {}
-                for attr, typ in self.scope.kind_attrs.items():
-                    if attr in k:
-                        if attr not in declared:
-                            raise self.key_err((*path, attr), f"{attr} is not an attribute of "
-                                                              f"{cls}")
-                        values[attr] = self.attr_value((*path, attr), typ, k[attr])
-                    else:
-                        values[attr] = _default(typ, self.scope.enums)
-                for key in k:
-                    if key not in values and key not in _RESERVED_ATTRS:
-                        raise self.key_err((*path, key), f"unknown attribute {short(key)}; "
-                                           f"declared attributes of {cls}: "
-                                           f"{', '.join(declared) or 'none'}")
-                copies = k["copies"]
-                if isinstance(copies, str):
-                    parsed = self.parser((*path, "copies")).expression(copies, None, INT)
-                    copies = const_eval(parsed, self.players,
-                                        lambda m, p=path: self.err((*p, "copies"), m))
-                self.bounded((*path, "copies"), copies, "max_copies", f"copies of {k['name']}")
-                self.scope.kind_index[k["name"]] = len(kinds)
-                kinds.append(ir.Kind(k["name"], cls, copies, values, k.get("start", c["start"])))
+                for at, k, values, copies in self.kind_entry(path, entry, cls, declared):
+                    if len(kinds) >= MAX_KINDS:
+                        raise self.err(path, f"more than {MAX_KINDS} kinds of cards and tokens "
+                                             "together (max_kinds)")
+                    if k["name"] in self.scope.kind_index:
+                        raise self.err(at, f"kind {k['name']!r} is declared twice")
+                    self.bounded((*path, "copies"), copies, "max_copies",
+                                 f"copies of {k['name']}")
+                    self.scope.kind_index[k["name"]] = len(kinds)
+                    kinds.append(ir.Kind(k["name"], cls, copies, values,
+                                         k.get("start", c["start"])))
             if "total" in c:
                 total = c["total"]
                 if isinstance(total, str):
@@ -513,6 +551,169 @@ class _Loader:
         self.scope.builtins["tokens"] = list_of(KIND)
         return tuple(kinds)
 
+    def kind_entry(self, path: PathKey, k: dict, cls: str, declared: dict
+                   ) -> Iterator[tuple[PathKey, dict, dict[str, Any], int]]:
+        """The kinds one entry of `kinds` declares: itself, or those it generates (`each`).
+        Each as (where its name is written, the entry, its attribute values, its copies)."""
+        if "each" in k:
+            yield from self.generated_kinds(path, k, cls, declared)
+            return
+        values = {}
+        for attr, typ in self.scope.kind_attrs.items():
+            if attr in k:
+                if attr not in declared:
+                    raise self.key_err((*path, attr), f"{attr} is not an attribute of {cls}")
+                values[attr] = self.attr_value((*path, attr), typ, k[attr])
+            else:
+                values[attr] = _default(typ, self.scope.enums)
+        self.unknown_keys(path, k, values, cls, declared)
+        copies = k["copies"]
+        if isinstance(copies, str):
+            parsed = self.parser((*path, "copies")).expression(copies, None, INT)
+            copies = const_eval(parsed, self.players,
+                                lambda m, p=path: self.err((*p, "copies"), m))
+        yield (*path, "name"), k, values, copies
+
+    def unknown_keys(self, path: PathKey, k: dict, values: dict, cls: str,
+                     declared: dict) -> None:
+        for key in k:
+            if key not in values and key not in _RESERVED_ATTRS:
+                raise self.key_err((*path, key), f"unknown attribute {short(key)}; declared "
+                                   f"attributes of {cls}: {', '.join(declared) or 'none'}")
+
+    def generated_kinds(self, path: PathKey, k: dict, cls: str, declared: dict
+                        ) -> Iterator[tuple[PathKey, dict, dict[str, Any], int]]:
+        """The kinds of an entry with `each`: one per combination of its names' values (the
+        first name varies slowest), named by the `name` template, with attributes and copies
+        computed by expressions over the names, params and player_count."""
+        each = k["each"]
+        if len(each) > MAX_EACH_NAMES:
+            raise self.err((*path, "each"), over("max_each_names", "the names one entry "
+                                                 "generates kinds over", len(each)))
+        domains: dict[str, tuple[list[Any], Type]] = {}
+        size = 1
+        for var, dom in each.items():
+            at = (*path, "each", var)
+            self.ident(at, var, "a generated kind's name")
+            values, t = self.each_domain(at, var, dom)
+            domains[var] = (values, t)
+            size *= len(values)
+            if size > MAX_KINDS:
+                raise self.err((*path, "each"), f"this entry generates {size:,} kinds or more, "
+                                                f"over the limit of {MAX_KINDS} (max_kinds)")
+        env = {var: ir.Local(var, t) for var, (_, t) in domains.items()}
+        fields = self.name_template((*path, "name"), k["name"], env)
+        values_of: dict[str, Any] = {}  # attr -> a constant, or the parsed expression
+        for attr, typ in self.scope.kind_attrs.items():
+            if attr in k:
+                if attr not in declared:
+                    raise self.key_err((*path, attr), f"{attr} is not an attribute of {cls}")
+                values_of[attr] = self.generated_value((*path, attr), attr, typ, k[attr], env)
+            elif attr in env and attr in declared:
+                if not fits(env[attr].type, typ) or (typ.name == "str") != (
+                        env[attr].type.name == "str"):
+                    raise self.key_err((*path, "each", attr), f"{attr} is an attribute of "
+                                       f"{typ}, so its values must be too; found {env[attr].type}")
+                values_of[attr] = env[attr]
+            else:
+                values_of[attr] = _default(typ, self.scope.enums)
+        self.unknown_keys(path, {x: y for x, y in k.items() if x != "each"}, values_of, cls,
+                          declared)
+        copies = k["copies"]
+        if isinstance(copies, str):
+            copies = self.parser((*path, "copies")).expression(copies, env, INT)
+        names = list(domains)
+        for combo in itertools.product(*(domains[v][0] for v in names)):
+            bound = dict(zip(names, combo, strict=True))
+            name = "".join(text + ("" if var is None else str(bound[var]))
+                           for text, var in fields)
+            problem = _kind_name_problem(name)
+            if problem is not None:
+                raise self.err((*path, "name"), f"the name template gives {short(name)} for "
+                               f"{_shown(bound)}: {problem}")
+            values = {}
+            for attr, v in values_of.items():
+                if isinstance(v, ir.Expr):
+                    at = (*path, attr) if attr in k else (*path, "each", attr)
+                    v = const_eval(v, self.players, lambda m, p=at: self.err(p, m), bound)
+                    v = self.attr_value(at, self.scope.kind_attrs[attr],
+                                        list(v) if isinstance(v, tuple) else v,
+                                        f" for {_shown(bound)}")
+                values[attr] = v
+            n = copies
+            if isinstance(n, ir.Expr):
+                n = const_eval(n, self.players, lambda m, p=path: self.err((*p, "copies"), m),
+                               bound)
+            yield (*path, "name"), {**k, "name": name}, values, n
+
+    def each_domain(self, at: PathKey, var: str, dom: Any) -> tuple[list[Any], Type]:
+        """The values of one name of `each`: a list of names or numbers, or a range written
+        `{from: a, to: b}` (both ends included; each a number or an expression over params
+        and player_count). A name named like an enum attribute takes that enum's names."""
+        if isinstance(dom, dict):
+            ends = []
+            for end in ("from", "to"):
+                v = dom[end]
+                if isinstance(v, str):
+                    v = const_eval(self.expr((*at, end), v, INT), self.players,
+                                   lambda m, e=end: self.err((*at, e), m))
+                ends.append(v)
+            lo, hi = ends
+            if hi - lo + 1 > MAX_KINDS:
+                raise self.err(at, f"from {lo} to {hi} is {hi - lo + 1:,} values, over the "
+                                   f"limit of {MAX_KINDS} kinds (max_kinds)")
+            return list(range(lo, hi + 1)), INT
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in dom):
+            return list(dom), INT
+        for j, v in enumerate(dom):
+            if not isinstance(v, str):
+                raise self.err((*at, j), f"the values of {var} are names or numbers, not both; "
+                                         f"found {short(v)}")
+        t = self.scope.kind_attrs.get(var)
+        if t is not None and t.name == "str":
+            for j, v in enumerate(dom):
+                if v not in self.scope.enums[var]:
+                    raise self.err((*at, j), f"{short(v)} is not one of the attribute {var}'s "
+                                             f"names: {', '.join(self.scope.enums[var])}")
+            return list(dom), t
+        for j, v in enumerate(dom):
+            if dom.index(v) != j:
+                raise self.err((*at, j), f"{short(v)} is listed twice")
+        return list(dom), STR
+
+    def name_template(self, path: PathKey, template: str, env: dict[str, ir.Expr]
+                      ) -> list[tuple[str, str | None]]:
+        """A generated kind's `name`: text with `{name}` fields for names of `each`."""
+        try:
+            parts = list(string.Formatter().parse(template))
+        except ValueError as exc:
+            raise self.err(path, f"the name cannot be read ({exc}); write {{name}} for a value "
+                                 "of each and no other braces") from None
+        out = []
+        for text, field, spec, conv in parts:
+            if field is not None and (field not in env or spec or conv):
+                shown = field + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
+                raise self.err(path, f"{{{short(shown)}}} is not one of the names of each "
+                                     f"({', '.join(env)}); write {{name}} and no other braces")
+            out.append((text, field))
+        if not any(f is not None for _, f in out):
+            raise self.err(path, "the name of generated kinds needs a {name} field, or every "
+                                 "kind would have the same name")
+        return out
+
+    def generated_value(self, path: PathKey, attr: str, typ: Type, value: Any,
+                        env: dict[str, ir.Expr]) -> Any:
+        """An attribute of generated kinds: a number, yes/no or list as in a plain kind, one
+        of an enum's names, or else an expression over the names of each."""
+        if not isinstance(value, str):
+            return self.attr_value(path, typ, value)
+        if typ.name == "str" and value in self.scope.enums[typ.ref]:
+            if value in env or value in self.scope.params:
+                raise self.err(path, f"{value!r} is both one of {attr}'s names and a name in "
+                                     f"scope; write '{value}' (quoted) for the name")
+            return value
+        return self.expr(path, value, typ, env)
+
     def attr_type(self, attr: str, t: Any) -> Type:
         if t == "int":
             return INT
@@ -523,14 +724,14 @@ class _Loader:
         self.scope.enums[attr] = tuple(t)
         return Type("str", ref=attr)
 
-    def attr_value(self, path: PathKey, typ: Type, value: Any) -> Any:
+    def attr_value(self, path: PathKey, typ: Type, value: Any, where: str = "") -> Any:
         ok = {"int": lambda v: isinstance(v, int) and not isinstance(v, bool),
               "bool": lambda v: isinstance(v, bool),
               "list": lambda v: isinstance(v, list) and all(
                   isinstance(x, int) and not isinstance(x, bool) for x in v),
               "str": lambda v: isinstance(v, str) and v in self.scope.enums[typ.ref]}
         if not ok[typ.name](value):
-            raise self.err(path, f"expected {typ}, found {value!r}")
+            raise self.err(path, f"expected {typ}, found {short(value)}{where}")
         return tuple(value) if typ.name == "list" else value
 
     # ---------------------------------------------------------- zones, vars
@@ -660,15 +861,118 @@ class _Loader:
             env = {p: ir.Local(p, Type("any")) for p in d.params}
             ExprParser(self.scope, d.where).expression(d.text, env)
 
+    def procedures(self) -> None:
+        """`procedures`: named effect blocks with parameters, expanded where they are called
+        (`procedure_call`). Only their names and parameters are read here; a body is
+        checked where it is called, with the arguments in place of the parameters."""
+        self.procs: dict[str, _Procedure] = {}
+        taken = {**self.scope.params, **self.scope.vars, **self.scope.zones,
+                 **self.scope.indices, **self.scope.builtins, **self.scope.defs}
+        for key, value in self.d.get("procedures", {}).items():
+            m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*", key)
+            path = ("procedures", key)
+            if not m:
+                raise self.err(path, "a procedure is named like name or name(a, b)")
+            name = self.ident(path, m.group(1), "a procedure's name")
+            params = tuple(self.ident(path, q.strip(), "a procedure's parameter")
+                           for q in (m.group(2) or "").split(",") if q.strip())
+            for i, q in enumerate(params):
+                if q in params[:i]:
+                    raise self.key_err(path, f"the parameter {q!r} of {name} is named twice")
+            if name in EFFECTS or name in FUNCTIONS or name in taken or name in self.procs:
+                what = ("an effect" if name in EFFECTS else "a function" if name in FUNCTIONS
+                        else "a procedure" if name in self.procs else "a name")
+                raise self.key_err(path, f"{name!r} is already {what} of the language or "
+                                         "this spec; a procedure needs a name of its own")
+            body, bpath = ((value["do"], (*path, "do")) if isinstance(value, dict)
+                           else (value, path))
+            cite = ()
+            if isinstance(value, dict):
+                cite = self.check_cites((*path, "cite"), value.get("cite"))
+            self.procs[name] = _Procedure(name, params, body, bpath, cite,
+                                          self.doc.key_where(path))
+            self.scope.procedures[name] = params
+        self.calling: list[str] = []
+        self.expanded = 0  # calls expanded so far (MAX_CALLS)
+
+    def call(self, path: PathKey, name: str, args: list[ir.Expr], at: Where,
+             cite: tuple[str, ...]) -> tuple[ir.Stmt, ...]:
+        """The statements of procedure `name` with `args` in place of its parameters.
+
+        Each statement is the body's, where the body writes it; one without a citation of
+        its own takes the call's (else the procedure's). The body sees its parameters and
+        the spec's names only, not the caller's locals; its loop variables capture none of
+        the caller's locals that an argument reads (`expr.binding_name`).
+        """
+        proc = self.procs[name]
+        if name in self.calling:
+            chain = " -> ".join((*self.calling[self.calling.index(name):], name))
+            raise SpecError(at, f"a procedure cannot call itself: {chain}")
+        if len(self.calling) >= MAX_CALL_DEPTH:
+            raise SpecError(at, over("max_call_depth", "the depth of procedure calls "
+                                     f"({' -> '.join((*self.calling, name))})",
+                                     len(self.calling) + 1))
+        self.expanded += 1
+        if self.expanded > MAX_CALLS:
+            raise SpecError(at, over("max_calls", "the number of procedure calls expanded, each "
+                                     "call inside a procedure counted again", self.expanded))
+        proc.calls += 1
+        self.calling.append(name)
+        try:
+            body = self.effects(proc.path, proc.body, dict(zip(proc.params, args, strict=True)),
+                                inline=True)
+        except SpecError as exc:  # said where the body is written; add where it is called
+            raise SpecError(exc.where, f"{exc.message} (in procedure {name}, called at "
+                                       f"line {at.line}, column {at.column})") from None
+        finally:
+            self.calling.pop()
+        return tuple(s if s.cite else attrs.evolve(s, cite=cite or proc.cite) for s in body)
+
+    def uncalled(self) -> None:
+        """A procedure no effect calls is an error: its body would never be checked."""
+        for proc in self.procs.values():
+            if not proc.calls:
+                raise SpecError(proc.where, f"procedure {proc.name} is never called; call it "
+                                            "from an effect, or remove it (a body is checked "
+                                            "where it is called)")
+
     # ----------------------------------------------------------------- rules
-    def conditions(self, path: PathKey, items: list) -> tuple[ir.Condition, ...]:
+    def conditions(self, path: PathKey, items: list,
+                   env: Mapping[str, ir.Expr] | None = None) -> tuple[ir.Condition, ...]:
         out = []
         for i, c in enumerate(items):
             cite = self.check_cites((*path, i, "cite"), c.get("cite"))
             self.ident((*path, i, "name"), c["name"], "a condition's name", False)
-            out.append(ir.Condition(c["name"], self.expr((*path, i, "when"), c["when"], BOOL),
-                                    cite))
+            out.append(ir.Condition(c["name"], self.expr((*path, i, "when"), c["when"], BOOL,
+                                                         env), cite))
         return tuple(out)
+
+    def round_end_names(self, round_end: tuple[ir.Condition, ...]) -> dict[str, ir.Expr]:
+        """What `game_end` may name besides the spec's names: each round-end condition, as
+        whether it held when the round ended (a variable the scoring sets first). A
+        condition named like another name of the spec (or a reserved word) is not one."""
+        s = self.scope
+        taken = {*s.params, *s.vars, *s.zones, *s.indices, *s.builtins, *s.defs}
+        return {c.name: ir.Var(REMEMBERED + c.name, None, BOOL) for c in round_end
+                if c.name not in taken and identifier_problem(c.name) is None}
+
+    def remembered(self, round_end: tuple[ir.Condition, ...], used: tuple[ir.Expr, ...]
+                   ) -> list[tuple[ir.VarDecl, ir.Stmt]]:
+        """For each round-end condition that `used` (game_end's expressions) names: its
+        variable, and the statement that sets it when the round ends, before the scoring
+        (written where the condition is)."""
+        names = {n.name for e in used for n in ir.walk(e)
+                 if isinstance(n, ir.Var) and n.name.startswith(REMEMBERED)}
+        out = []
+        for i, c in enumerate(round_end):
+            var = REMEMBERED + c.name
+            if var not in names:
+                continue
+            target = ir.Var(var, None, BOOL)
+            out.append((ir.VarDecl(var, BOOL, None, ir.Const(False, BOOL)),
+                        ir.Assign(self.doc.where(("round", "end", i, "when")), c.cite, target,
+                                  "=", c.expr)))
+        return out
 
     def action(self, name: str, a: dict) -> ir.ActionDecl:
         path = ("actions", name)
@@ -714,14 +1018,44 @@ class _Loader:
                 raise self.err(path, f"say must show every parameter once; {{{pname}}} is there "
                                      f"{shown.count(pname)} times")
 
-    def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
-                ) -> tuple[ir.Stmt, ...]:
+    def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr], loop: bool = False,
+                inline: bool = False) -> tuple[ir.Stmt, ...]:
+        """A list of effects, nested `depth` statements (and `loops` loops) deep, procedures
+        expanded: both are limited (`max_effect_depth`, `max_loop_nesting`), since a spec's
+        statements become nested Python statements (the generated module must compile).
+        `inline`: a procedure's body, in place of its call (no deeper than the call)."""
+        if not items:
+            return ()
+        if inline:
+            return self._effects(path, items, env)
+        self.depth, self.loops = self.depth + 1, self.loops + loop
+        try:
+            if self.depth > MAX_EFFECT_DEPTH:
+                raise self.err((*path, 0), over("max_effect_depth", "the nesting of effects "
+                                                "here, procedures expanded", self.depth))
+            if self.loops > MAX_LOOP_NESTING:
+                raise self.err((*path, 0), over("max_loop_nesting", "the nesting of loops "
+                                                "here, procedures expanded", self.loops))
+            return self._effects(path, items, env)
+        finally:
+            self.depth, self.loops = self.depth - 1, self.loops - loop
+
+    def _effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
+                 ) -> tuple[ir.Stmt, ...]:
         out: list[ir.Stmt] = []
         for i, item in enumerate(items):
             p = (*path, i)
             where = self.doc.where(p)
-            if isinstance(item, str):
-                out.append(self.checked(p, self.parser(p).statement(item, env, ())))
+            if isinstance(item, str) or isinstance(item.get("do"), str):
+                cite = () if isinstance(item, str) else self.check_cites(
+                    (*p, "cite"), item.get("cite"))
+                at = p if isinstance(item, str) else (*p, "do")
+                text = item if isinstance(item, str) else item["do"]
+                called = self.parser(at).procedure_call(text, env)
+                if called is not None:
+                    out.extend(self.call(at, *called, cite))
+                else:
+                    out.append(self.checked(at, self.parser(at).statement(text, env, cite)))
                 continue
             cite = self.check_cites((*p, "cite"), item.get("cite"))
             if "if" in item:
@@ -738,23 +1072,22 @@ class _Loader:
                     it = ir.Call("kinds", (it,), list_of(KIND))
                 if it.type.name != "list":
                     raise self.err((*p, "for"), f"can only loop over a list, found {it.type}")
-                inner = {**env, m.group(1): ir.Local(m.group(1), it.type.of or Type("any"))}
-                out.append(ir.For(where, cite, m.group(1), it,
-                                  self.effects((*p, "do"), item["do"], inner)))
+                var = binding_name(m.group(1), env, rename_shadowing=True)
+                inner = {**env, m.group(1): ir.Local(var, it.type.of or Type("any"))}
+                out.append(ir.For(where, cite, var, it,
+                                  self.effects((*p, "do"), item["do"], inner, loop=True)))
             elif "repeat" in item:
                 n = self.expr((*p, "repeat"), item["repeat"], INT, env)
                 times = known(n, self.players)
                 if isinstance(times, ir.Const):
                     self.bounded((*p, "repeat"), times.value, "max_repeat", "a repeat count")
-                out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env)))
+                out.append(ir.Repeat(where, cite, n, self.effects((*p, "do"), item["do"], env,
+                                                                 loop=True)))
             elif "while" in item:
                 test = self.expr((*p, "while"), item["while"], BOOL, env)
                 self.bounded((*p, "max"), item["max"], "max_while", "a while loop's max", low=1)
                 out.append(ir.While(where, cite, test, item["max"],
-                                    self.effects((*p, "do"), item["do"], env)))
-            else:
-                out.append(self.checked((*p, "do"), self.parser((*p, "do")).statement(
-                    item["do"], env, cite)))
+                                    self.effects((*p, "do"), item["do"], env, loop=True)))
         return tuple(out)
 
     def checked(self, path: PathKey, stmt: ir.Stmt) -> ir.Stmt:
@@ -778,6 +1111,7 @@ class _Loader:
                                             f"{self.players} players", slots))
         slots = sum(sizes.get(v.get("per"), 1) if v.get("per") else 1
                     for v in self.d.get("vars", {}).values())
+        self.var_slots = slots
         if slots > MAX_VAR_SLOTS:
             raise self.err(("vars",), over("max_var_slots", f"the number of variables with "
                                            f"{self.players} players", slots))
@@ -789,6 +1123,19 @@ class _Loader:
                                       tuple(e.get("players", ())), dict(e.get("variants", {})),
                                       str(e.get("clause", "")), e.get("witness")))
         return tuple(out)
+
+
+@attrs.define
+class _Procedure:
+    """A procedure as declared: its body is read where it is called."""
+
+    name: str
+    params: tuple[str, ...]
+    body: list
+    path: PathKey
+    cite: tuple[str, ...]
+    where: Where
+    calls: int = 0
 
 
 def _default(t: Type, enums: dict[str, tuple[str, ...]]) -> Any:
@@ -806,32 +1153,69 @@ def _counts(stmt: ir.Do) -> list[tuple[str, ir.Expr]]:
     return [(what, x) for what, xs in picks for x in xs]
 
 
-def const_eval(e: ir.Expr, players: int, fail) -> Any:
-    """Evaluate an expression that may only use constants and player_count (params, copies)."""
+def const_eval(e: ir.Expr, players: int, fail, bound: Mapping[str, Any] | None = None) -> Any:
+    """Evaluate an expression that may only use constants and player_count (params, copies),
+    and the values `bound` gives names (a generated kind's names)."""
+    env = bound or {}
+
+    def ev(x: ir.Expr) -> Any:
+        return const_eval(x, players, fail, env)
+
     match e:
         case ir.Const(value=v):
             return v
+        case ir.Local(name=n) if n in env:
+            return env[n]
         case ir.Builtin(name="player_count"):
             return players
         case ir.Unary(op="not", operand=x):
-            return not const_eval(x, players, fail)
+            return not ev(x)
         case ir.Unary(op="-", operand=x):
-            return -const_eval(x, players, fail)
+            return -ev(x)
+        case ir.Bin(op=op, left=a, right=b) if e.type.name == "list":
+            return (*ev(a), *ev(b))
         case ir.Bin(op=op, left=a, right=b):
-            x, y = const_eval(a, players, fail), const_eval(b, players, fail)
+            x, y = ev(a), ev(b)
             if op in ("//", "%") and y == 0:
                 raise fail("division by zero")
-            return {"+": x + y, "-": x - y, "*": x * y}.get(op) if op in "+-*" else (
+            value = {"+": x + y, "-": x - y, "*": x * y}.get(op) if op in "+-*" else (
                 x // y if op == "//" else x % y)
-        case ir.Cmp(op=op, left=a, right=b):
-            x, y = const_eval(a, players, fail), const_eval(b, players, fail)
+            if abs(value) > MAX_INT:
+                raise fail(f"this comes to {value:,}, beyond the limit of +-{MAX_INT:,} "
+                           "(max_int)")
+            return value
+        case ir.Cmp(op="in" | "notin" as op, left=a, right=b) if b.type.name == "list":
+            found = ev(a) in ev(b)
+            return found if op == "in" else not found
+        case ir.Cmp(op=op, left=a, right=b) if op not in ("in", "notin"):
+            x, y = ev(a), ev(b)
             return {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y,
                     ">=": x >= y}[op]
         case ir.BoolOp(op="and", values=vs):
-            return all(const_eval(v, players, fail) for v in vs)
+            return all(ev(v) for v in vs)
         case ir.BoolOp(op="or", values=vs):
-            return any(const_eval(v, players, fail) for v in vs)
+            return any(ev(v) for v in vs)
         case ir.Cond(test=t, body=a, orelse=b):
-            return const_eval(a if const_eval(t, players, fail) else b, players, fail)
-    raise fail("this value must be computable before the game starts (constants, params and "
-               "player_count only)")
+            return ev(a if ev(t) else b)
+        case ir.ListLit(items=items):
+            return tuple(ev(x) for x in items)
+        case ir.Call(fn="abs", args=(x,)):
+            return abs(ev(x))
+        case ir.Call(fn="len", args=(x,)):
+            return len(ev(x))
+    raise fail("this value must be computable before the game starts (constants, params, "
+               "player_count and, in a generated kind, the names of each only)")
+
+
+def _kind_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a kind's name, or None."""
+    if len(name) > MAX_NAME_LENGTH:
+        return f"a kind's name has at most {MAX_NAME_LENGTH} characters"
+    if not KIND_NAME.fullmatch(name):
+        return ("a kind's name holds letters, digits and _ / + -, starting with a letter or "
+                "digit")
+    return None
+
+
+def _shown(bound: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {short(v, 20)}" for k, v in bound.items())

@@ -15,6 +15,15 @@ from typing import Any
 from .errors import ModelError
 
 _MISSING: Any = object()
+#: What a kept part of an expression holds before its first use (`keep`).
+NO: Any = object()
+
+
+def keep(memo: list[Any], slot: int, value: Any) -> Any:
+    """`value`, kept in `memo[slot]`: an expression used more than once in one state is
+    computed at its first use (the work bound counts it once; `work.Bounds.plan`)."""
+    memo[slot] = value
+    return value
 
 
 def kinds(bag: list[int]) -> list[int]:

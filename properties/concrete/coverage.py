@@ -6,7 +6,8 @@ every run keeps count of what it exercised and the report names what it did not:
 - actions: the spec's action declarations, by name;
 - clauses: every statement of the set-up, round start, scoring and action effects,
   and both branches of every `if` (found by tracing which lines of the generated code
-  ran; each generated statement carries the spec line it came from);
+  ran; each generated statement carries the spec line it came from); a procedure's
+  statement is one clause however many calls expand it, reached when any of them runs it;
 - round ends and game ends: the spec's named end conditions that fired;
 - variants: the ambiguity variants some run used.
 
@@ -57,13 +58,24 @@ def clauses(g: ir.GameIR) -> dict[str, Clause]:
             key = f"{s.where.line}:{s.where.column}"
             own = bool(s.cite)
             here = s.cite or cite
-            out[key] = Clause(key, s.where.line, section, here, own, parent)
+            seen = out.get(key)
+            if seen is None:
+                out[key] = Clause(key, s.where.line, section, here, own, parent)
+            else:
+                # a procedure's statement, expanded at more than one call: it is reached
+                # when any call runs it, and, called from different places, has no parent
+                sections = seen.section.split("; ")
+                if section not in sections:
+                    sections.append(section)
+                out[key] = attrs.evolve(seen, section="; ".join(sections),
+                                        parent=seen.parent if seen.parent == parent else None)
             match s:
                 case ir.If(then=a, orelse=b):
                     for branch, stmts in (("then", a), ("else", b)):
                         if stmts:
                             bkey = f"{key} {branch}"
-                            out[bkey] = Clause(bkey, s.where.line, section, here, own, key)
+                            out[bkey] = Clause(bkey, s.where.line, out[key].section, here,
+                                               own, key)
                             walk(stmts, section, here, bkey)
                 case ir.For(body=b) | ir.Repeat(body=b) | ir.While(body=b):
                     walk(b, section, here, key)
