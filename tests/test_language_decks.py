@@ -17,7 +17,7 @@ from test_language_procedures import plain_code
 import model
 from model import SpecError, codegen
 from model.source import read_yaml
-from properties.cli.cache import fingerprint
+from properties.checks.cache import fingerprint
 from properties.faq.partings import play_form
 
 ROOT = Path(__file__).resolve().parent.parent

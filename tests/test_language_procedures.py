@@ -22,7 +22,7 @@ import yaml
 import model
 from model import SpecError, ir, loader
 from model.source import read_yaml
-from properties.cli.cache import fingerprint
+from properties.checks.cache import fingerprint
 from properties.concrete.coverage import clauses
 from properties.faq.partings import play_form
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import model
-from properties.cli.cache import fingerprint
+from properties.checks.cache import fingerprint
 from properties.symbolic import queries as Q
 
 ROOT = Path(__file__).resolve().parent.parent
