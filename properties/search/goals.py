@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import random
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -162,26 +163,12 @@ def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
     rng = random.Random(seed)
     for _ in range(ROUND_PLAYOUTS):
         yield from followed(start, rng.choice)
-    # depth first, for the round ends that only a long round reaches (every card played)
-    stack, seen = [start], {start.state}
-    deep_budget = spent[0] + (budget - spent[0]) // 2
-    while stack and spent[0] < deep_budget:
-        node = stack.pop()
-        for a, d, nxt in successors(node, deals):
-            if nxt in seen:
-                continue
-            seen.add(nxt)
-            child = take(node, a, d, nxt)
-            if step(node, a, nxt) or _ends_round(node.state, nxt):
-                yield child
-            else:
-                stack.append(child)
-    frontier, seen = [start], {start.state}
-    while frontier and spent[0] < budget:
-        nxt_frontier = []
-        for node in frontier:
+    def walk(depth_first: bool, until: int) -> Iterator[Node]:
+        todo, seen = deque([start]), {start.state}
+        while todo and spent[0] < until:
+            node = todo.pop() if depth_first else todo.popleft()
             for a, d, nxt in successors(node, deals):
-                if spent[0] >= budget:
+                if spent[0] >= until:
                     return
                 if nxt in seen:
                     continue
@@ -190,8 +177,12 @@ def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
                 if step(node, a, nxt) or _ends_round(node.state, nxt):
                     yield child
                 else:
-                    nxt_frontier.append(child)
-        frontier = nxt_frontier
+                    todo.append(child)
+
+    # depth first for the round ends only a long round reaches (every card played), then
+    # breadth first for the short ones
+    yield from walk(True, spent[0] + (budget - spent[0]) // 2)
+    yield from walk(False, budget)
 
 
 def over_rounds(game: model.Game, shape: Shape, budget: int,
