@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_language_procedures import plain_code
+from test_language_procedures import lama_with, plain_code
 
 import model
 from model import SpecError, codegen
@@ -22,7 +22,6 @@ from properties.faq.partings import play_form
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"
-LAMA = (SPEC / "lama.yaml").read_text(encoding="utf-8")
 LAMA_NUMBERS = "".join(f'    - {{name: "{n}", rank: {n}, points: {n}, copies: 8}}\n'
                        for n in range(1, 7))
 
@@ -96,16 +95,6 @@ def test_generated_kinds_compile_to_the_game_written_out(tmp_path: Path, game: s
         b = model.load_ir(plain, players=players)
         assert (plain_code(codegen.Emitter(a).module())
                 == plain_code(codegen.Emitter(b).module()))
-
-
-def lama_with(tmp_path: Path, *edits: tuple[str, str]) -> Path:
-    text = LAMA
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / "lama.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def kinds_of(path: Path, players: int = 3) -> list[tuple[str, int, dict]]:

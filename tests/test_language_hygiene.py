@@ -13,26 +13,16 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from test_language_procedures import lama_with
+
 import model
 from model import ir
 
-ROOT = Path(__file__).resolve().parent.parent
-LAMA = (ROOT / "spec" / "lama.yaml").read_text(encoding="utf-8")
 DRAW_WHEN = "when: \"phase == 'play' and can_draw and in_round > 1\""
 SCORING = """    - for: p in players
       cite: [lama.en#L27, lama.en#L30, lama.nl#L22]
       do:
 """
-
-
-def lama_with(tmp_path: Path, *edits: tuple[str, str]) -> Path:
-    text = LAMA
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / "lama.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def same_play(a: model.Game, b: model.Game, games: int = 12) -> None:

@@ -7,24 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
+from test_language_procedures import lama_with
 
 import model
 from model import SpecError, ir
 
-ROOT = Path(__file__).resolve().parent.parent
-LAMA = (ROOT / "spec" / "lama.yaml").read_text(encoding="utf-8")
 GAME_END = ('    - {name: forty_points, when: "any(points(p) >= end_points for p in players)", '
             "cite: [lama.en#L32, lama.nl#L25]}\n")
-
-
-def lama_with(tmp_path: Path, *edits: tuple[str, str]) -> Path:
-    text = LAMA
-    for old, new in edits:
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    path = tmp_path / "lama.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def rounds(game: model.Game, seed: int):
