@@ -112,3 +112,13 @@ def test_a_round_cycle_is_found_from_a_situation_where_one_exists() -> None:
     first, last = hit.again
     assert path[first].state == path[last].state and first < last
     assert all(n.state.round == start.round for n in path)
+
+
+def test_the_game_cycle_query_reports_the_cycle_the_deep_search_found(tmp_path: Path) -> None:
+    game = model.load(without_witnesses("lama", tmp_path), players=2)
+    res = Q.game_cycle(game)
+    assert (res.status, res.found_by, res.start) == ("witness", "search", "deal"), res.detail
+    assert res.replay is not None
+    again = repeated_start(game, res.replay, frozenset({"round"}))
+    assert again is not None and again[1] == res.bound
+    assert f"comes back after action {again[1]}" in res.detail

@@ -61,28 +61,31 @@ def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock
                ) -> tuple[Result | None, Explored]:
     """A game cycle the deep search finds: a replay that comes back to a round start."""
     hit, explored = goals.game_cycle(game, skip, STATES)
-    if hit is None:
-        return None, explored
-    data = replay_of(game, hit.node, "z3_game_cycle: found by the deep search")
-    again = repeated_start(game, data, skip)
-    if again is None:
-        return None, explored
-    return Result("game_cycle", "witness", f"from the first deal, the round start after action "
-                  f"{again[0]} comes back after action {again[1]}: those rounds can repeat "
-                  f"forever ({explored.text()})", clock.elapsed(), bound=again[1],
-                  found_by="search", start="deal", replay=data), explored
+    return _cycle(game, hit, explored, clock, "game_cycle",
+                  lambda data: repeated_start(game, data, skip),
+                  "the round start after action {} comes back after action {}: those rounds "
+                  "can repeat forever")
 
 
 def round_cycle(game: model.Game, clock: Clock) -> tuple[Result | None, Explored]:
     """A cycle inside a round the deep search finds from a deal."""
     hit, explored = goals.round_cycle(game, ROUND_STATES)
+    return _cycle(game, hit, explored, clock, "round_bound", lambda data: repeated_in_round(
+        game, data), "the state after action {} comes back after action {} within one round, "
+        "so a round need not end")
+
+
+def _cycle(game: model.Game, hit: goals.Found | None, explored: Explored, clock: Clock,
+           query: str, repeated: Callable[[dict], tuple[int, int] | None], says: str
+           ) -> tuple[Result | None, Explored]:
+    """The cycle found, as a replay file that `repeated` (the recorded witness's test) sees
+    come back to where it has been, or None."""
     if hit is None:
         return None, explored
-    data = replay_of(game, hit.node, "z3_round_bound: found by the deep search")
-    again = repeated_in_round(game, data)
+    data = replay_of(game, hit.node, f"z3_{query}: found by the deep search")
+    again = repeated(data)
     if again is None:
         return None, explored
-    return Result("round_bound", "witness", f"from the first deal, the state after action "
-                  f"{again[0]} comes back after action {again[1]} within one round, so a "
-                  f"round need not end ({explored.text()})", clock.elapsed(), bound=again[1],
-                  found_by="search", start="deal", replay=data), explored
+    return Result(query, "witness", f"from the first deal, {says.format(*again)} "
+                  f"({explored.text()})", clock.elapsed(), bound=again[1], found_by="search",
+                  start="deal", replay=data), explored
