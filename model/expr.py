@@ -115,6 +115,27 @@ class Scope:
     builtins: dict[str, Type] = attrs.Factory(dict)
     players: int = 0  # the player count the spec is loaded for (0: not known yet)
     nodes: int = 0  # expression parts converted so far, defs expanded (MAX_SPEC_EXPR_NODES)
+    _measured: dict[int, tuple[ir.Expr, tuple[int, int, int]]] = attrs.Factory(dict)
+
+    def measure(self, e: ir.Expr) -> tuple[int, int, int]:
+        """Of an argument's IR: its parts, its nesting (a chain such as `a + b + c` counted
+        as one level, as the parser counts it) and the links of the chain at its root."""
+        key = id(e)
+        got = self._measured.get(key)
+        if got is not None:
+            return got[1]
+        kids = ir.children(e)
+        nodes, depth = 1, 0
+        for c in kids:
+            n, d, _ = self.measure(c)
+            nodes += n
+            link = _same_level(e, c)
+            depth = max(depth, d - link)
+        chain = self.measure(e.left)[2] + 1 if isinstance(e, ir.Bin) and _same_level(
+            e, e.left) else (1 if isinstance(e, ir.Bin) else 0)
+        out = (nodes, depth + 1, chain)
+        self._measured[key] = (e, out)  # e kept alive: its id stays its own
+        return out
 
     def family_size(self, per: str) -> int | None:
         """How many a per-player or per-member family holds (None: not known yet)."""
@@ -160,6 +181,14 @@ def binding_name(name: str, env: Mapping[str, ir.Expr], rename_shadowing: bool =
     while f"{name}__{n}" in taken:
         n += 1
     return f"{name}__{n}"
+
+
+def _same_level(parent: ir.Expr, child: ir.Expr) -> bool:
+    """Whether `child` is the left operand of `parent` at the same precedence level (a link
+    of a chain, as `continues_chain` says of the syntax)."""
+    levels = ({"+", "-"}, {"*", "//", "%"})
+    return (isinstance(parent, ir.Bin) and isinstance(child, ir.Bin) and child is parent.left
+            and any(parent.op in lv and child.op in lv for lv in levels))
 
 
 def continues_chain(parent: ast.AST, child: ast.AST) -> bool:
@@ -364,10 +393,37 @@ class ExprParser:
                 raise self._err(node, f"the spec's expressions have more than "
                                       f"{MAX_SPEC_EXPR_NODES:,} parts in all, defs expanded "
                                       "(max_spec_expr_nodes)")
-            return self._convert(node, env)
+            out = self._convert(node, env)
+            if isinstance(node, ast.Name) and node.id in env and not isinstance(
+                    out, ir.Local | ir.Const):
+                self._argument(node, out, link)
+            return out
         finally:
             budget.depth -= not link
             budget.chain -= link
+
+    def _argument(self, node: ast.AST, value: ir.Expr, link: bool) -> None:
+        """A parameter of a def or procedure stands here for its argument's IR: count the
+        argument in full, its parts, its nesting and the chain it continues, as if written
+        here (else arguments passed on through defs could nest or grow without limit)."""
+        budget = self._budget
+        nodes, depth, chain = self.scope.measure(value)
+        budget.nodes += nodes - 1
+        self.scope.nodes += nodes - 1
+        if budget.depth + depth - 1 > MAX_EXPR_DEPTH:
+            raise self._err(node, self._over(f"(its argument {node.id} written out) nests "
+                                             f"deeper than the limit of {MAX_EXPR_DEPTH} "
+                                             "(max_expr_depth)"))
+        if link and budget.chain + chain >= MAX_EXPR_CHAIN:
+            raise self._err(node, self._over("(its argument " + node.id + " written out) "
+                                             + _CHAIN_TOO_LONG.removeprefix("this expression ")))
+        if budget.nodes > MAX_EXPR_NODES:
+            raise self._err(node, self._over(f"(its argument {node.id} written out) has more "
+                                             f"than {MAX_EXPR_NODES:,} parts (max_expr_nodes)"))
+        if self.scope.nodes > MAX_SPEC_EXPR_NODES:
+            raise self._err(node, f"the spec's expressions have more than "
+                                  f"{MAX_SPEC_EXPR_NODES:,} parts in all, defs expanded "
+                                  "(max_spec_expr_nodes)")
 
     def _over(self, what: str) -> str:
         via = f" (with {', '.join(self._expanding)} expanded)" if self._expanding else ""

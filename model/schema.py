@@ -147,6 +147,15 @@ def _chosen_branch(error: ValidationError) -> int | None:
         required = branch.get("required", []) if isinstance(branch, dict) else []
         if required and all(k in error.instance for k in required) and len(required) > most:
             best, most = i, len(required)
+    if best is not None:
+        return best
+    # none has all its keys: the one with most of them (a generated kind without copies is
+    # a generated kind, not a plain kind with a strange name)
+    for i, branch in enumerate(error.validator_value):
+        required = branch.get("required", []) if isinstance(branch, dict) else []
+        present = sum(k in error.instance for k in required)
+        if present > most:
+            best, most = i, present
     return best
 
 

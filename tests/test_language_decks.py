@@ -213,3 +213,18 @@ def test_the_limits_are_stated_in_the_schema() -> None:
     assert entry["properties"]["each"]["maxProperties"] == limits.MAX_EACH_NAMES
     values = entry["properties"]["each"]["additionalProperties"]["oneOf"][0]
     assert values["maxItems"] == limits.MAX_KINDS
+
+
+@pytest.mark.parametrize(("entry", "fragment"), [
+    ('    - each: {rank: {from: 1, to: 6}}\n      name: "{rank}"\n', "'copies' is required"),
+    ('    - each: {rank: 5}\n      name: "{rank}"\n      copies: 8\n', "expected array"),
+    ('    - each: {rank: {from: 1}}\n      name: "{rank}"\n      copies: 8\n', "'to' is required"),
+    ('    - each: {}\n      name: "x{rank}"\n      copies: 8\n', "should be non-empty"),
+])
+def test_the_schema_reads_a_generated_entry_as_one(tmp_path: Path, entry: str,
+                                                   fragment: str) -> None:
+    path = lama_with(tmp_path, ("  total: 56\n", ""), (LAMA_NUMBERS, entry))
+    with pytest.raises(SpecError) as info:
+        model.load(path, players=3)
+    assert fragment in info.value.message and "cards/kinds/0" in info.value.message
+    assert info.value.where.line == line_of(path.read_text(encoding="utf-8"), "- each:")
