@@ -11,6 +11,7 @@ seat, lists as written).
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
@@ -642,6 +643,9 @@ def load(spec: str | Path, *, players: int, variants: Mapping[str, str] | None =
 
 
 _GAMES: dict[tuple, Game] = {}
+#: One compilation at a time: CPython 3.11's `ast.parse` is not safe in two threads at
+#: once ("AST constructor recursion depth mismatch"), and `check` loads games in threads.
+_COMPILING = threading.RLock()  # re-entrant: a load inside a load does not wait on itself
 
 
 def _cached_game(spec: str, players: int, variants: tuple) -> Game:
@@ -650,5 +654,9 @@ def _cached_game(spec: str, players: int, variants: tuple) -> Game:
     key = (spec, stamp, players, variants)
     game = _GAMES.get(key)
     if game is None:
-        game = _GAMES[key] = Game(load_ir(spec, players=players, variants=dict(variants)))
+        with _COMPILING:
+            game = _GAMES.get(key)
+            if game is None:
+                game = _GAMES[key] = Game(load_ir(spec, players=players,
+                                                  variants=dict(variants)))
     return game
