@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_language_procedures import line_of, spec_error
 
 import model
-from model import SpecError, loader, work
+from model import loader, work
 from model.limits import MAX_WORK
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,17 +50,6 @@ def winners_with(tmp_path: Path, winners: str, defs: str = RUNS) -> Path:
 
 def bound(path: Path | str, players: int) -> int:
     return max(b for b, _ in work.steps(loader.load_ir(path, players=players)).values())
-
-
-def spec_error(path: Path, players: int = 3) -> SpecError:
-    with pytest.raises(SpecError) as info:
-        model.load(path, players=players)
-    return info.value
-
-
-def line_of(path: Path, fragment: str) -> int:
-    text = path.read_text(encoding="utf-8")
-    return text[: text.index(fragment)].count("\n") + 1
 
 
 # ----------------------------------------------------------- a readable spec loads

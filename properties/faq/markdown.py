@@ -155,13 +155,13 @@ def _before(p: Parting) -> str:
 
 def ends_text(reasons: tuple[str, ...]) -> str:
     """The round-end conditions an action made true, as the spec names and cites them
-    (`lone_player_stuck, lama.en#L23`)."""
+    (`CONDITION, SOURCE#LINE`)."""
     return _md("; ".join(reasons))
 
 
 def round_ending(p: Parting) -> str:
     """Whether the parting action ends the round, and why, under each reading ("ends the
-    round under both readings (lone_player_stuck, lama.en#L23)"); empty where it does not."""
+    round under both readings (CONDITION, SOURCE#LINE)"); empty where it does not."""
     ruling, reading = p.ends
     if ruling == reading:
         return f"ends the round under both readings ({ends_text(ruling)})" if ruling else ""
