@@ -5,14 +5,13 @@ the site's own citation walker), and every page loads in a real browser without 
 from __future__ import annotations
 
 import html
-import os
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urldefrag
 
 import pytest
+from browser import chromium
 from test_docs_commands import DOCUMENTED, FAQ_SAYS
 
 from model.schema import SPEC_DIR
@@ -122,24 +121,10 @@ def test_every_command_the_site_prints_is_one_the_docs_test_runs(site: Path) -> 
     assert unrun == {}, "the site prints commands that no test runs"
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def test_every_page_loads_in_a_real_browser_without_errors(site: Path, faqs: list[GameFaq],
                                                           tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (pip install '.[dev]')")
-    browser_path = _chromium()
-    if browser_path is None:
-        pytest.skip("no Chromium on this machine (Debian: apt-get install chromium)")
-    artifacts = Path(os.environ.get("RULESPEC_ARTIFACTS") or tmp_path)
-    artifacts.mkdir(parents=True, exist_ok=True)
-    flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync"]
     problems: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=browser_path, args=flags)
+    with chromium(tmp_path) as (browser, artifacts):
         page = browser.new_page(viewport={"width": 1100, "height": 1400})
         page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
                 if m.type in ("error", "warning") else None)
@@ -155,7 +140,6 @@ def test_every_page_loads_in_a_real_browser_without_errors(site: Path, faqs: lis
         for f in faqs:
             page.goto((site / f"{f.id}.html").as_uri())
             page.screenshot(path=str(artifacts / f"faq-{f.id}.png"))
-        browser.close()
     assert problems == []
     for name, hrefs in links.items():
         for href in hrefs:

@@ -11,12 +11,11 @@ site of LAMA's published FAQ.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from browser import chromium
 from click.testing import CliRunner
 
 from model.schema import SPEC_DIR
@@ -72,28 +71,14 @@ def test_the_diff_page_shows_a_long_game_and_a_situation(pages: dict[str, Path])
     assert actions.count(" / ") >= 100
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.mark.parametrize(("width", "mobile"), [(390, True), (1280, False)])
 def test_nothing_is_wider_than_the_screen_in_a_real_browser(
         pages: dict[str, Path], width: int, mobile: bool, tmp_path: Path) -> None:
     """Laid out by Chromium as a phone (390 px, which honours the viewport tag: without it a
     phone lays the page out 980 px wide) and as a desktop: the page is never wider than the
     screen, and every table sits in a container that scrolls sideways."""
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="playwright is not installed (pip install '.[dev]')")
-    browser_path = _chromium()
-    if browser_path is None:
-        pytest.skip("no Chromium on this machine (Debian: apt-get install chromium)")
-    artifacts = Path(os.environ.get("RULESPEC_ARTIFACTS") or tmp_path)
-    artifacts.mkdir(parents=True, exist_ok=True)
-    flags = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync"]
     too_wide: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=browser_path, args=flags)
+    with chromium(tmp_path) as (browser, artifacts):
         context = browser.new_context(viewport={"width": width, "height": 800},
                                       is_mobile=mobile, has_touch=mobile,
                                       device_scale_factor=2 if mobile else 1)
@@ -110,5 +95,4 @@ def test_nothing_is_wider_than_the_screen_in_a_real_browser(
             if unscrolled:
                 too_wide.append(f"{name}: {unscrolled} tables outside a scrolling container")
             page.screenshot(path=str(artifacts / f"{name.replace(' ', '-')}-{width}.png"))
-        browser.close()
     assert too_wide == []
