@@ -374,6 +374,19 @@ class Game:
                     totals[k] += c
         return totals
 
+    def misplaced(self, state: State) -> list[str]:
+        """Each item lying in a zone of the other class ("card 3 in chips[0]"): a spec that
+        moves a card among tokens breaks conservation without losing a count."""
+        L, out = self.layout, []
+        for z in self.ir.zones:
+            for j in range(L.zone_count[z.name]):
+                content = state.z[L.zone_base[z.name] + j]
+                kinds = content if z.order == "pile" else [k for k, c in enumerate(content) if c]
+                where = z.name if z.per is None else f"{z.name}[{j}]"
+                out += [f"{self.ir.kinds[k].item_class[:-1]} {self.kind_names[k]} in {where}"
+                        for k in kinds if self.ir.kinds[k].item_class != z.holds]
+        return out
+
     @property
     def _pile_flags(self) -> list[bool]:
         flags = getattr(self, "_pf", None)

@@ -6,12 +6,14 @@ tests/mutants_z3/), reading only what the IR declares.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import yaml
 import z3
@@ -98,12 +100,25 @@ def test_a_spec_that_misplaces_a_card_fails_conservation_with_a_counterexample()
     res = Q.conservation(game)
     assert res.status == "witness", res.detail
     assert res.trace is not None and res.trace.actions
-    assert "an item is put into a zone of another class" in res.detail
+    assert "an item is put into a zone of another class: card " in res.detail
+    assert " in chips[" in res.detail
     # the counterexample is a concrete situation where the concrete model puts a card among
     # the chips too
-    states = Q.replay(Q.machine(game).enc, res.trace)
+    enc = Q.machine(game).enc
+    states = Q.replay(enc, res.trace)
     assert misplaced(game, states[0]) == []
     assert misplaced(game, states[-1]) != []
+    # z3's state after the action cannot hold the card, so replay compares the situation
+    # only: a wrong state after it passes, a wrong situation does not
+    assert res.trace.compared == 1
+    wrong_after = attrs.evolve(res.trace, values=[res.trace.values[0], res.trace.values[0]])
+    Q.replay(enc, wrong_after)
+    with pytest.raises(Disagreement, match="after 1 action"):
+        Q.replay(enc, attrs.evolve(wrong_after, compared=None))
+    before = copy.deepcopy(res.trace.values[0])
+    before["vars"]["round"] = [before["vars"]["round"][0] + 1]
+    with pytest.raises(Disagreement, match="after 0 action"):
+        Q.replay(enc, attrs.evolve(res.trace, values=[before, res.trace.values[1]]))
 
 
 # ---------------------------------------------------------------------- other proofs

@@ -124,5 +124,10 @@ def trace_text(game: model.Game, res: Q.Result) -> str:
             lines.append(f"      round {states[n - 1].round} ends; scores {list(state.scores)}")
     lines.append("reached:")
     lines.append(tr.describe(game, states[-1]))
-    lines.append("replayed on the concrete model: every state equals z3's")
+    if t.compared is None:
+        lines.append("replayed on the concrete model: every state equals z3's")
+    else:
+        lines.append(f"replayed on the concrete model: the first {t.compared} state(s) equal "
+                     "z3's; the encoding cannot hold an item in a zone of the other class, "
+                     "so the rest are the concrete model's alone")
     return "\n".join(lines)

@@ -295,6 +295,9 @@ class Trace:
     events: list[list[tuple[str, tuple]]]  # per segment: set-up, then each step
     shuffles: list[list[int]] = attrs.Factory(list)
     situation: dict | None = None
+    # how many of `values` the encoding can represent (None: all); once an item lies in a
+    # zone of the other class z3's state means nothing, and replay compares no further
+    compared: int | None = None
 
     def text(self, enc: Enc, limit: int = 0) -> str:
         lines = []
@@ -371,13 +374,18 @@ def concrete_states(enc: Enc, trace: Trace) -> list[model.State]:
 
 
 def replay(enc: Enc, trace: Trace) -> list[model.State]:
-    """Replay on the concrete model; every state must equal the z3 model's."""
+    """Replay on the concrete model; every state z3's encoding can represent (`compared`)
+    must equal the z3 model's."""
     try:
         states = concrete_states(enc, trace)
     except (model.IllegalAction, model.ModelError) as exc:
         raise Disagreement(f"a z3 witness does not replay on the concrete model: {exc}\n"
                            + trace.text(enc)) from None
-    for n, (state, values) in enumerate(zip(states, trace.values, strict=True)):
+    if len(states) != len(trace.values):
+        raise ValueError(f"a trace of {len(trace.actions)} action(s) has {len(trace.values)} "
+                         "z3 state(s), not one more")
+    upto = trace.compared
+    for n, (state, values) in enumerate(zip(states[:upto], trace.values[:upto], strict=True)):
         diff = differences(enc, state, values)
         if diff:
             raise Disagreement(f"after {n} action(s) of a z3 witness the concrete state differs: "

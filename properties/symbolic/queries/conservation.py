@@ -53,6 +53,12 @@ def conservation(game: model.Game, limit: int = RLIMIT) -> Result:
 
     def found(m: z3.ModelRef, n: int, post: SymState, rctx: Ctx | None) -> Result:
         trace = situation_trace(game, M, m, one, n, post, rctx)
+        typing = OR(one.parts[n].ctx.failing("typing"), rctx.failing("typing") if rctx else False)
+        misplaces = bool(model_value(m)(typing))
+        # once an item lies in a zone of the other class the encoding cannot hold it, and z3's
+        # state after the action means nothing: the situation and the action must agree, and
+        # the concrete model must show the misplaced item itself
+        trace.compared = 1 if misplaces else None
         finish(enc, trace)
         states = replay(enc, trace)
         have = game.total_counts(states[-1])
@@ -61,11 +67,15 @@ def conservation(game: model.Game, limit: int = RLIMIT) -> Result:
         negs = [f"{enc.inst_name(i)} holds {c} of {game.kind_names[k]}"
                 for i, zs in enumerate(enc.from_concrete(states[-1]).Z)
                 for k, c in zip(enc.inst_kinds[i], zs, strict=True) if c < 0]
-        typing = OR(one.parts[n].ctx.failing("typing"), rctx.failing("typing") if rctx else False)
-        if not diffs and not negs and not model_value(m)(typing):
+        wrong = game.misplaced(states[-1])
+        if misplaces and not wrong:
+            raise Disagreement(f"z3 finds {trace.actions[0]} puts an item into a zone of the "
+                               "other class but the concrete model does not")
+        if not diffs and not negs and not misplaces:
             raise Disagreement(f"z3 finds {trace.actions[0]} breaks conservation but the "
                                "concrete model keeps every count")
-        what = "; ".join(diffs + negs) or "an item is put into a zone of another class"
+        what = "; ".join(diffs + negs) or ("an item is put into a zone of another class: "
+                                           + ", ".join(wrong))
         return Result("conservation", "witness",
                       f"{trace.actions[0]} breaks conservation ({what}) from the situation "
                       f"{enc.describe(trace.values[0])}", clock.elapsed(), trace)
