@@ -13,7 +13,7 @@ from model import ir
 
 from ..concrete.text_safety import code_span as _code
 from ..concrete.text_safety import markdown_text as _md
-from . import commands
+from . import commands, table
 from .effects import Declared, effect_text
 from .entries import Answered, GameFaq, Parting, Question
 
@@ -108,7 +108,12 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
            f"{start_text(faq, p)}{_before(p)}.")
     where = "at the deal" if p.at_deal else f"at step {p.step}"
-    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p)}"
+    legend = table.legend(faq.spec)
+    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
+    shown = parting_table(p, legend)
+    if shown is not None:
+        yield f"  {table_caption(q, p)}:"
+        yield from (f"  {line}" for line in table.markdown_lines(shown))
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
     yield from (_property(d) for d in p.properties)
@@ -180,16 +185,37 @@ def _store_path(faq: GameFaq, name: str) -> str:
     return path.relative_to(root).as_posix() if root in path.parents else str(path)
 
 
-def what_differs(q: Question, p: Parting) -> str:
+def parting_table(p: Parting, legend: table.Legend | None = None) -> table.Table | None:
+    """The table where the readings part: at the parting step, with what the step before
+    changed marked; where the deals differ, the ruling's deal with what the reading deals
+    otherwise marked."""
+    if p.at_deal and len(p.after) == 2:
+        return table.build(p.after[0], p.after[1], legend)
+    if not p.states:
+        return None
+    return table.build(p.states[-1], p.states[-2] if len(p.states) > 1 else None, legend)
+
+
+def table_caption(q: Question, p: Parting) -> str:
+    """What `parting_table` shows, in a few words (Markdown)."""
+    if p.at_deal:
+        return (f"The deal under the ruling (in bold what {_code(p.reading)} deals "
+                "otherwise)")
+    if len(p.states) > 1:
+        return f"The table at step {p.step} (in bold what step {p.step - 1} changed)"
+    return f"The table at step {p.step}, as dealt"
+
+
+def what_differs(q: Question, p: Parting, legend: table.Legend | None = None) -> str:
     """One sentence: the legal actions each reading allows, or the outcome of the action."""
     if p.at_deal:
-        return "the deals differ: " + _listed(p) + (
+        return "the deals differ: " + _listed(p, legend) + (
             "; so " + _legal_text(p) if p.ruling_legal != p.reading_legal else ".")
     if p.ruling_legal != p.reading_legal:
         return _legal_text(p)
     ending = round_ending(p)
     return (f"both allow the same actions, but after {_code(p.action)}"
-            + (f", which {ending}" if ending else "") + f": {_listed(p)}.")
+            + (f", which {ending}" if ending else "") + f": {_listed(p, legend)}.")
 
 
 def _legal_text(p: Parting) -> str:
@@ -197,11 +223,16 @@ def _legal_text(p: Parting) -> str:
             f"{_actions(p.reading_legal)}.")
 
 
-def _listed(p: Parting) -> str:
-    diffs = "; ".join(f"{what} {a} under the ruling, {b} under {_code(p.reading)}"
-                      for what, a, b in p.differences[:4])
-    more = f" (and {len(p.differences) - 4} more)" if len(p.differences) > 4 else ""
+def _listed(p: Parting, legend: table.Legend | None = None) -> str:
+    """What differs after the parting action (or in the deals), as a player sees it."""
+    found = (table.differences(p.after[0], p.after[1], legend) if len(p.after) == 2
+             else list(p.differences))
+    under = _code(p.reading)
+    diffs = "; ".join(f"{_md(what)}: {_md(a)} under the ruling, {_md(b)} under {under}"
+                      for what, a, b in found[:4])
+    more = f" (and {len(found) - 4} more)" if len(found) > 4 else ""
     return f"{diffs}{more}"
+
 
 
 def _actions(actions: tuple[str, ...]) -> str:
