@@ -170,7 +170,8 @@ def differences(a: State, b: State, spec_legend: Legend | None = None
     return out
 
 
-def _label(name: str) -> str:
+def label(name: str) -> str:
+    """A spec name as it reads: its underscores as spaces."""
     return name.replace("_", " ")
 
 
@@ -187,7 +188,7 @@ def _rows(state: State) -> list[tuple[Row, Shown]]:
     rows = [(Row("table", "On the table", ()), shared)]
     for ix in g.indices:
         for i, member in enumerate(member_names(g, ix.name)):
-            rows.append((Row(f"{ix.name}:{member}", f"{_label(ix.name)} {member}", ()),
+            rows.append((Row(f"{ix.name}:{member}", f"{label(ix.name)} {member}", ()),
                          _owned(state, ix.name, i, order)))
     scores = list(state.scores)
     for p in range(state.game.players):
@@ -209,17 +210,17 @@ def _owned(state: State, per: str, i: int, order: Mapping[str, int]) -> Shown:
 
 
 def _zone(decl: ir.ZoneDecl, value: Any, order: Mapping[str, int]) -> Entry:
-    name, label = decl.name, _label(decl.name)
+    name, shown = decl.name, label(decl.name)
     if isinstance(value, list):  # a pile, bottom first
         if not value:
-            return Entry(name, label)
+            return Entry(name, shown)
         n = len(value)
-        return Entry(name, label, ((str(value[-1]), 1),), pile=True,
+        return Entry(name, shown, ((str(value[-1]), 1),), pile=True,
                      count=f"{n} {_noun(decl.holds, n)}")
     counts = sorted(((str(k), int(c)) for k, c in value.items() if c),
                     key=lambda kc: order.get(kc[0], len(order)))
     total = sum(c for _, c in counts)
-    return Entry(name, label, tuple(counts),
+    return Entry(name, shown, tuple(counts),
                  count=f"{total} {_noun(decl.holds, total)}" if len(counts) > 1 else "")
 
 
@@ -239,7 +240,7 @@ def _var(decl: ir.VarDecl, value: Any) -> tuple[Entry, bool]:
         text = f"player {value}"
     else:
         text = str(value)
-    return Entry(decl.name, _label(decl.name), text=text), not at_start
+    return Entry(decl.name, label(decl.name), text=text), not at_start
 
 
 # ------------------------------------------------------------------ drawing it
@@ -253,7 +254,7 @@ def markdown_lines(t: Table) -> list[str]:
         lines.append(f"- {title}: " + "; ".join(parts) + ".")
     if t.legend:
         lines.append("- What the names mean: " + "; ".join(
-            f"{_md(_label(k))}: {_md(v)}" for k, v in t.legend) + ".")
+            f"{_md(label(k))}: {_md(v)}" for k, v in t.legend) + ".")
     return lines
 
 
@@ -275,7 +276,7 @@ def html(t: Table) -> str:
     out.append("</dl>")
     if t.legend:
         out.append('<p class="legend">' + "; ".join(
-            f"<em>{escape(_label(k))}</em>: {escape(v)}" for k, v in t.legend) + ".</p>")
+            f"<em>{escape(label(k))}</em>: {escape(v)}" for k, v in t.legend) + ".</p>")
     return "".join(out) + "</div>"
 
 
