@@ -189,10 +189,10 @@ def _rows(state: State) -> list[tuple[Row, Shown]]:
     for ix in g.indices:
         for i, member in enumerate(member_names(g, ix.name)):
             rows.append((Row(f"{ix.name}:{member}", f"{label(ix.name)} {member}", ()),
-                         _owned(state, ix.name, i, order)))
+                         _owned(g, d, ix.name, i, order)))
     scores = list(state.scores)
     for p in range(state.game.players):
-        entries = _owned(state, "player", p, order)
+        entries = _owned(g, d, "player", p, order)
         if p < len(scores):
             entries.append((Entry("score", "score", text=str(scores[p])), bool(scores[p])))
         rows.append((Row(f"player:{p}", f"Player {p}", (),
@@ -200,10 +200,10 @@ def _rows(state: State) -> list[tuple[Row, Shown]]:
     return rows
 
 
-def _owned(state: State, per: str, i: int, order: Mapping[str, int]) -> Shown:
-    """The zones and variables of one player or index member: an empty zone is left out,
-    and so is a variable at its start."""
-    g, d = state.game.ir, state.to_dict()
+def _owned(g: ir.GameIR, d: dict[str, Any], per: str, i: int, order: Mapping[str, int]
+           ) -> Shown:
+    """The zones and variables of one player or index member (of the state `d`): an empty
+    zone is left out, and so is a variable at its start."""
     out: Shown = [(e, bool(e.items)) for z in g.zones if z.per == per
                   for e in [_zone(z, d["zones"][z.name][i], order)]]
     return out + [_var(v, d["vars"][v.name][i]) for v in g.vars if v.per == per]
