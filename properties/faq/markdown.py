@@ -43,11 +43,12 @@ def render(faq: GameFaq) -> str:
 
 #: How the FAQ draws a table, said once at the top of each page.
 TABLE_WORDS = ("The table at a parting step, and the situation an example starts from, is drawn "
-               "as the players see it: each pile with the card on top and how many it holds, "
-               "each player's hand and other zones as cards (a kind with ×N for N copies), "
-               "tokens by kind and count; a variable is listed only where it is not at its "
-               "starting value, with the spec's note saying what it means; and what the step "
-               "before changed is in bold.")
+               "as cards, piles and chips: each pile with the card on top and how many it "
+               "holds, each player's hand and other zones as cards (a kind with ×N for N "
+               "copies), tokens by kind and count; a variable is listed only where it is not "
+               "at its starting value, with the spec's note saying what it means; what the "
+               "step before changed is in bold. Every card is shown, face-down ones too (the "
+               "spec does not say who may see what).")
 
 
 def _answered(a: Answered, legend: table.Legend | None = None) -> Iterator[str]:
