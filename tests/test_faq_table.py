@@ -4,7 +4,10 @@ differences of two states told in the same words, and spec text escaped."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 import model
 from model import ir
@@ -121,3 +124,25 @@ def test_the_faq_draws_a_clarification_situation_instead_of_naming_it() -> None:
     assert "- On the table: stock llama on top (49 cards); discard 3 on top (1 card)" in section
     assert "`draw`: then player 1 to act; player 0's hand: 3, 5, llama (3 cards)." in section
     assert Path(SPEC_DIR.parent / "tests" / "situations" / "lama" / "free_choice.yaml").exists()
+
+
+def _families(game: str) -> set[str]:
+    g = model.load_ir(game, players=model.loader.any_player_count(game))
+    return {z.name for z in g.zones} | {v.name for v in g.vars}
+
+
+@pytest.mark.parametrize("game", sorted(p.stem for p in SPEC_DIR.glob("*.yaml")))
+def test_the_published_faq_shows_no_engine_slot_and_draws_every_parting_step(game: str) -> None:
+    """docs/faq: no `hand[2]` or `quit True, False` where readings part or an example plays,
+    and every parting game that has a step before the parting one draws its table."""
+    text = (SPEC_DIR.parent / "docs" / "faq" / f"{game}.md").read_text(encoding="utf-8")
+    slot = re.compile(r"\b(" + "|".join(map(re.escape, _families(game))) + r")\[\w+\]")
+    entries = text.split("\n- **")[1:]
+    parted = [e for e in entries if "**They part" in e]
+    assert parted
+    for e in parted:
+        telling = e.split("\n  What it does to play")[0]
+        assert not slot.search(telling), telling[:300]
+        assert not re.search(r"\b(True|False)\b", telling), telling[:300]
+        assert "\n  - Round " in telling, telling[:300]  # the table's heading line
+    assert "Example: the situation" not in text
