@@ -13,8 +13,9 @@ import model
 from model import ir
 from model.schema import SPEC_DIR
 from properties.faq import table
-from properties.faq.entries import build
+from properties.faq.entries import GameFaq, build
 from properties.faq.markdown import render
+from properties.faq.site import write_site
 
 SITUATION = {
     "game": "lama", "players": 3, "active": 1,
@@ -113,9 +114,14 @@ def test_spec_text_is_escaped_and_a_colour_is_used_only_when_it_is_a_plain_word(
     assert page.count("style=") == 1
 
 
-def test_the_faq_draws_a_clarification_situation_instead_of_naming_it() -> None:
-    text = render(build("lama", store=SPEC_DIR.parent / "docs" / "faq" / "partings",
-                        stored_only=True))
+@pytest.fixture(scope="module")
+def lama_faq() -> GameFaq:
+    return build("lama", store=SPEC_DIR.parent / "docs" / "faq" / "partings", stored_only=True)
+
+
+def test_the_faq_draws_a_clarification_situation_instead_of_naming_it(lama_faq: GameFaq
+                                                                        ) -> None:
+    text = render(lama_faq)
     section = text.split("### May I draw a card although I could play one?")[1].split("###")[0]
     assert "free_choice.yaml" not in section
     # tests/situations/lama/free_choice.yaml: player 0 holds a 3 and a 5 on a 3
@@ -146,3 +152,18 @@ def test_the_published_faq_shows_no_engine_slot_and_draws_every_parting_step(gam
         assert not re.search(r"\b(True|False)\b", telling), telling[:300]
         assert "\n  - Round " in telling, telling[:300]  # the table's heading line
     assert "Example: the situation" not in text
+
+
+def test_the_site_draws_the_parting_step_and_the_situation_with_tiles(lama_faq: GameFaq,
+                                                                     tmp_path: Path) -> None:
+    write_site([lama_faq], tmp_path)
+    page = (tmp_path / "lama.html").read_text(encoding="utf-8")
+    chips = page.split('id="q-chip_exchange"')[1].split("</section>")[0]
+    part = chips.split('<div class="part">')[1]
+    assert '<div class="table">' in part and 'class="entry changed"' in part
+    assert '<dt class="to-act">Player 2 (to act)</dt>' in part
+    assert 'class="tile chip" style="--c:black" title="value 10">black</span>' in part
+    example = page.split('id="c-draw_instead_of_playing"')[1].split("</section>")[0]
+    assert "free_choice" not in example
+    assert ('<span class="name">hand</span> <span class="tile card" title="rank 3, points 3">'
+            '3</span><span class="tile card" title="rank 5, points 5">5</span>') in example
