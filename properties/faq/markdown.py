@@ -182,10 +182,6 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     where = "at the deal" if p.at_deal else f"at step {p.step}"
     legend = table.legend(faq.spec)
     yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
-    shown = parting_table(p, legend)
-    if shown is not None:
-        yield f"  {table_caption(q, p)}:"
-        yield from (f"  {line}" for line in table.markdown_lines(shown))
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
     yield from (_property(d) for d in p.properties)
@@ -193,6 +189,10 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         ruling, reading = replay_commands(faq, q, p)
         yield (f"  Replay: {_code(ruling)} shows this game under the ruling, "
                f"{_code(reading)} under that reading.")
+    shown = parting_table(p, legend)
+    if shown is not None:  # last: a line after the nested list would continue its last item
+        yield f"  {table_caption(q, p)}:"
+        yield from (f"  {line}" for line in table.markdown_lines(shown))
 
 
 def _property(d: Declared) -> str:
