@@ -273,8 +273,10 @@ def table_caption(q: Question, p: Parting) -> str:
     if p.at_deal:
         return (f"The deal under the ruling (in bold what {_code(p.reading)} deals "
                 "otherwise)")
-    if len(p.states) > 1:
-        return f"The table at step {p.step} (in bold what step {p.step - 1} changed)"
+    if len(p.states) > 1 and p.steps:
+        last = p.steps[-1]
+        return (f"The table at step {p.step} (in bold what step {p.step - 1}, p{last.player} "
+                f"{_code(last.action)}, changed)")
     return f"The table at step {p.step}, as dealt"
 
 
