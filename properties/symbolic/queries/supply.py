@@ -93,13 +93,11 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
     # the deep search is cheap; z3 choosing each round's deal costs more but finds what
     # the search's few fixed deals miss, and shorter games than a long search path
     searched, explored = deep.shortage(game, clock, shortages, _runs_short)
-    if searched is not None and (searched.bound or 0) <= READABLE:
-        return searched
-    chained, rounds_done = _chained_shortage(
-        game, clock, possible, CHAIN_UNITS if units is None else units * CHAIN_SHARE)
-    shown = [r for r in (searched, chained) if r is not None]
-    if shown:
-        return min(shown, key=lambda r: r.bound or 0)
+    if searched is not None:
+        if (searched.bound or 0) <= READABLE:
+            return searched
+        chained, _ = _chained_shortage(game, clock, possible, _chain_units(units))
+        return searched if chained is None else min(searched, chained, key=_length)
 
     def short(u: Unroller, k: int) -> Any:
         if k == 0:
@@ -138,6 +136,11 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
                           f"holds (sites: {', '.join(sorted(sites))}; the round transition's "
                           "after any action from a state satisfying the spec's invariants)",
                           clock.elapsed())
+    # z3's step-by-step search decided a depth with its own budget; what is left may find
+    # deeper shortages round by round
+    chained, rounds_done = _chained_shortage(game, clock, possible, _chain_units(units))
+    if chained is not None:
+        return chained
     if k - 1 < 1:
         return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
                       "well-formed state; the search from a deal decided no depth; never "
@@ -159,6 +162,14 @@ READABLE = 50
 #: check of one round costs about 1-10 million): three times the search's from a deal.
 CHAIN_SHARE = 3
 CHAIN_UNITS = SEARCH_BUDGET * CHAIN_SHARE
+
+
+def _chain_units(units: int | None) -> int:
+    return CHAIN_UNITS if units is None else units * CHAIN_SHARE
+
+
+def _length(r: Result) -> int:
+    return r.bound or 0
 
 
 def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None,
