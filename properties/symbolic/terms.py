@@ -13,6 +13,8 @@ from typing import Any
 import z3
 from z3 import z3core
 
+from . import session
+
 TRUE = True
 
 
@@ -120,7 +122,7 @@ def zterm(x: Any) -> Any:
     return x
 
 
-_INTS: dict[int, z3.IntNumRef] = {}
+_INTS: dict[int, z3.IntNumRef] = session.cache()
 
 
 # z3's Python constructors (And, Or, Sum, If) coerce every argument to a common sort, which

@@ -14,6 +14,7 @@ import z3
 
 import model
 
+from .. import session
 from ..execute import Exec
 from ..expressions import Ctx
 from ..lemmas import Lemmas
@@ -98,14 +99,17 @@ def bounded(query: Callable[..., Result]) -> Callable[..., Result]:
     return run
 
 
-_PROBE = z3.Solver()
+_PROBE: dict[str, z3.Solver] = session.cache()  # a solver of the session's context
 
 
 def spent() -> int:
-    """z3's resource count in this process so far: every solver of the process adds to one
+    """z3's resource count in this session so far: every solver of z3's context adds to one
     counter, so a query's share is the difference across it, nested searches included."""
-    _PROBE.check()
-    return int(_PROBE.statistics().get_key_value("rlimit count"))
+    probe = _PROBE.get("probe")
+    if probe is None:
+        probe = _PROBE["probe"] = z3.Solver()
+    probe.check()
+    return int(probe.statistics().get_key_value("rlimit count"))
 
 
 class Clock:
@@ -184,10 +188,10 @@ def add_all(s: z3.Solver, *xs: Any) -> None:
 
 
 # ---------------------------------------------------------------------- machines
-_MACHINES: dict[tuple, Machine] = {}
+_MACHINES: dict[tuple, Machine] = session.cache()
 
 
-_LEMMAS: dict[int, Lemmas] = {}
+_LEMMAS: dict[int, Lemmas] = session.cache()
 
 
 def lemmas_of(M: Machine) -> Lemmas:
@@ -283,7 +287,7 @@ def count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
-_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = {}
+_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = session.cache()
 
 
 def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepPart]]:

@@ -21,6 +21,7 @@ import z3
 import model
 from model import ir
 
+from .. import session
 from ..execute import Exec
 from ..expressions import Ctx, Hidden
 from ..lemmas import parameter_facts
@@ -43,7 +44,7 @@ from .common import (
 )
 
 # ---------------------------------------------------------------------- invariants
-_INDUCTIVE: dict[int, bool] = {}
+_INDUCTIVE: dict[int, bool] = session.cache()
 
 TYPE = "the type invariant"
 

@@ -42,6 +42,7 @@ import z3
 import model
 from model import ir
 
+from .. import session
 from ..execute import Exec
 from ..expressions import Ctx
 from ..machine import Machine, StepPart
@@ -56,6 +57,7 @@ from .common import (
     check_sat,
     machine,
     new_solver,
+    spent,
 )
 from .invariants import assume_invariants
 from .unroll import Unroller, flatten, frame_constraints, rebuild, substitute_many
@@ -444,6 +446,7 @@ class Product:
     mode: str | None = None  # deal / legal / state
     trace: Trace | None = None  # the old version's game (the differing action last, for state)
     bound: int | None = None  # bounded: the first `bound` actions of every game behave alike
+    spent: int = 0  # the z3 resource units the search used
 
 
 def versions_machines(old: model.Game, new: model.Game, renames: Renames | None = None
@@ -474,7 +477,10 @@ def parting_search(old: model.Game, new: model.Game, limit: int = RLIMIT,
     `progress` hears of each depth searched."""
     t0 = time.perf_counter()
     try:
-        return _parting(old, new, limit, max_depth, renames, round_rules_alike, progress)
+        with session.fresh():  # the answer does not depend on what ran before in process
+            start = spent()
+            found = _parting(old, new, limit, max_depth, renames, round_rules_alike, progress)
+            return attrs.evolve(found, spent=spent() - start)
     except OutOfTime as exc:
         return Product("unknown", f"ran out of time: stopped by the wall-clock safety net "
                        f"(at {exc}) before the budget was used up", time.perf_counter() - t0)

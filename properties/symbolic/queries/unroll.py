@@ -13,6 +13,7 @@ import z3
 import model
 from model import ir
 
+from .. import session
 from ..execute import Exec
 from ..expressions import Ctx
 from ..machine import Machine
@@ -100,7 +101,7 @@ def substitute_many(pairs: list, xs: list) -> list:
     return [e.arg(1) for e in z3.substitute(z3.And(*probes), pairs).children()]
 
 
-_TEMPLATES: dict[int, StepTemplate] = {}
+_TEMPLATES: dict[int, StepTemplate] = session.cache()
 
 
 
