@@ -4,14 +4,15 @@ player_count (and, in a generated kind, the names of `each`) may be used."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import ir
 from .limits import MAX_INT
 
 
-def const_eval(e: ir.Expr, players: int, fail, bound: Mapping[str, Any] | None = None) -> Any:
+def const_eval(e: ir.Expr, players: int, fail: Callable[[str], Exception],
+               bound: Mapping[str, Any] | None = None) -> Any:
     """Evaluate an expression that may only use constants and player_count (params, copies),
     and the values `bound` gives names (a generated kind's names)."""
     env = bound or {}
@@ -36,7 +37,7 @@ def const_eval(e: ir.Expr, players: int, fail, bound: Mapping[str, Any] | None =
             x, y = ev(a), ev(b)
             if op in ("//", "%") and y == 0:
                 raise fail("division by zero")
-            value = {"+": x + y, "-": x - y, "*": x * y}.get(op) if op in "+-*" else (
+            value: Any = {"+": x + y, "-": x - y, "*": x * y}.get(op) if op in "+-*" else (
                 x // y if op == "//" else x % y)
             if abs(value) > MAX_INT:
                 raise fail(f"this comes to {value:,}, beyond the limit of +-{MAX_INT:,} "

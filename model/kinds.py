@@ -4,6 +4,7 @@ values, named by a template, with attributes and copies computed from the values
 
 from __future__ import annotations
 
+import functools
 import itertools
 import string
 from collections.abc import Iterator, Mapping
@@ -14,7 +15,7 @@ from .constant import const_eval
 from .limits import KIND_NAME, MAX_EACH_NAMES, MAX_ITEMS, MAX_KINDS, MAX_NAME_LENGTH, over, short
 from .reader import SpecReader
 from .source import PathKey
-from .types import BOOL, INT, KIND, STR, Type, fits, list_of
+from .types import BOOL, INT, KIND, STR, Type, fits, list_of, ref_of
 
 _RESERVED_ATTRS = {"name", "copies", "start", "each"}
 
@@ -30,7 +31,7 @@ class KindsReader(SpecReader):
             c = self.d[cls]
             self.check_cites((cls, "cite"), c["cite"])
             for attr, t in c.get("attributes", {}).items():
-                path = (cls, "attributes", attr)
+                path: PathKey = (cls, "attributes", attr)
                 self.ident(path, attr, "an attribute's name")
                 if attr in _RESERVED_ATTRS or attr.startswith("_"):
                     raise self.err(path, f"{attr!r} is reserved and cannot be an attribute")
@@ -62,7 +63,7 @@ class KindsReader(SpecReader):
                 if isinstance(total, str):
                     parsed = self.parser((cls, "total")).expression(total, None, INT)
                     total = const_eval(parsed, self.players,
-                                       lambda m, c=cls: self.err((c, "total"), m))
+                                       functools.partial(self.err, (cls, "total")))
                 have = sum(k.copies for k in kinds if k.item_class == cls)
                 if have != total:
                     raise self.err((cls, "total"), f"the {cls} add up to {have} with "
@@ -75,8 +76,8 @@ class KindsReader(SpecReader):
         self.scope.builtins["tokens"] = list_of(KIND)
         return tuple(kinds)
 
-    def kind_entry(self, path: PathKey, k: dict, cls: str, declared: dict
-                   ) -> Iterator[tuple[PathKey, dict, dict[str, Any], int]]:
+    def kind_entry(self, path: PathKey, k: dict[str, Any], cls: str, declared: dict[str, Any]
+                   ) -> Iterator[tuple[PathKey, dict[str, Any], dict[str, Any], int]]:
         """The kinds one entry of `kinds` declares: itself, or those it generates (`each`).
         Each as (where its name is written, the entry, its attribute values, its copies)."""
         if "each" in k:
@@ -95,18 +96,18 @@ class KindsReader(SpecReader):
         if isinstance(copies, str):
             parsed = self.parser((*path, "copies")).expression(copies, None, INT)
             copies = const_eval(parsed, self.players,
-                                lambda m, p=path: self.err((*p, "copies"), m))
+                                functools.partial(self.err, (*path, "copies")))
         yield (*path, "name"), k, values, copies
 
-    def unknown_keys(self, path: PathKey, k: dict, values: dict, cls: str,
-                     declared: dict) -> None:
+    def unknown_keys(self, path: PathKey, k: dict[str, Any], values: dict[str, Any], cls: str,
+                     declared: dict[str, Any]) -> None:
         for key in k:
             if key not in values and key not in _RESERVED_ATTRS:
                 raise self.key_err((*path, key), f"unknown attribute {short(key)}; declared "
                                    f"attributes of {cls}: {', '.join(declared) or 'none'}")
 
-    def generated_kinds(self, path: PathKey, k: dict, cls: str, declared: dict
-                        ) -> Iterator[tuple[PathKey, dict, dict[str, Any], int]]:
+    def generated_kinds(self, path: PathKey, k: dict[str, Any], cls: str, declared: dict[str, Any]
+                        ) -> Iterator[tuple[PathKey, dict[str, Any], dict[str, Any], int]]:
         """The kinds of an entry with `each`: one per combination of its names' values (the
         first name varies slowest), named by the `name` template, with attributes and copies
         computed by expressions over the names, params and player_count."""
@@ -125,7 +126,7 @@ class KindsReader(SpecReader):
             if size > MAX_KINDS:
                 raise self.err((*path, "each"), f"this entry generates {size:,} kinds or more, "
                                                 f"over the limit of {MAX_KINDS} (max_kinds)")
-        env = {var: ir.Local(var, t) for var, (_, t) in domains.items()}
+        env: dict[str, ir.Expr] = {var: ir.Local(var, t) for var, (_, t) in domains.items()}
         fields = self.name_template((*path, "name"), k["name"], env)
         values_of: dict[str, Any] = {}  # attr -> a constant, or the parsed expression
         for attr, typ in self.scope.kind_attrs.items():
@@ -155,20 +156,20 @@ class KindsReader(SpecReader):
             if problem is not None:
                 raise self.err((*path, "name"), f"the name template gives {short(name)} for "
                                f"{_shown(bound)}: {problem}")
-            values = {}
+            kind_values = {}
             for attr, v in values_of.items():
                 if isinstance(v, ir.Expr):
                     at = (*path, attr) if attr in k else (*path, "each", attr)
-                    v = const_eval(v, self.players, lambda m, p=at: self.err(p, m), bound)
+                    v = const_eval(v, self.players, functools.partial(self.err, at), bound)
                     v = self.attr_value(at, self.scope.kind_attrs[attr],
                                         list(v) if isinstance(v, tuple) else v,
                                         f" for {_shown(bound)}")
-                values[attr] = v
+                kind_values[attr] = v
             n = copies
             if isinstance(n, ir.Expr):
-                n = const_eval(n, self.players, lambda m, p=path: self.err((*p, "copies"), m),
+                n = const_eval(n, self.players, functools.partial(self.err, (*path, "copies")),
                                bound)
-            yield (*path, "name"), {**k, "name": name}, values, n
+            yield (*path, "name"), {**k, "name": name}, kind_values, n
 
     def each_domain(self, at: PathKey, var: str, dom: Any) -> tuple[list[Any], Type]:
         """The values of one name of `each`: a list of names or numbers, or a range written
@@ -180,7 +181,7 @@ class KindsReader(SpecReader):
                 v = dom[end]
                 if isinstance(v, str):
                     v = const_eval(self.expr((*at, end), v, INT), self.players,
-                                   lambda m, e=end: self.err((*at, e), m))
+                                   functools.partial(self.err, (*at, end)))
                 ends.append(v)
             lo, hi = ends
             if hi - lo + 1 > MAX_KINDS:
@@ -231,7 +232,7 @@ class KindsReader(SpecReader):
         of an enum's names, or else an expression over the names of each."""
         if not isinstance(value, str):
             return self.attr_value(path, typ, value)
-        if typ.name == "str" and value in self.scope.enums[typ.ref]:
+        if typ.name == "str" and value in self.scope.enums[ref_of(typ)]:
             if value in env or value in self.scope.params:
                 raise self.err(path, f"{value!r} is both one of {attr}'s names and a name in "
                                      f"scope; write '{value}' (quoted) for the name")
@@ -253,7 +254,7 @@ class KindsReader(SpecReader):
               "bool": lambda v: isinstance(v, bool),
               "list": lambda v: isinstance(v, list) and all(
                   isinstance(x, int) and not isinstance(x, bool) for x in v),
-              "str": lambda v: isinstance(v, str) and v in self.scope.enums[typ.ref]}
+              "str": lambda v: isinstance(v, str) and v in self.scope.enums[ref_of(typ)]}
         if not ok[typ.name](value):
             raise self.err(path, f"expected {typ}, found {short(value)}{where}")
         return tuple(value) if typ.name == "list" else value
@@ -261,7 +262,7 @@ class KindsReader(SpecReader):
 
 def _default(t: Type, enums: dict[str, tuple[str, ...]]) -> Any:
     if t.name == "str":
-        return enums[t.ref][0]
+        return enums[ref_of(t)][0]
     return {"int": 0, "bool": False, "list": ()}[t.name]
 
 

@@ -13,6 +13,7 @@ helpers; it reads the zones, index sets, variables, defs, actions and rules itse
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Mapping
@@ -301,7 +302,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                                                         f"found {z.per!r}")
         return tuple(out)
 
-    def index_names(self, name: str, spec: dict) -> tuple[str, ...]:
+    def index_names(self, name: str, spec: dict[str, Any]) -> tuple[str, ...]:
         """An index set's `names:`, one per member, how actions and output call them."""
         names = spec.get("names")
         if names is None:
@@ -320,7 +321,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             self.scope.vars[name] = (t, None)
         decls = []
         for name, v in self.d.get("vars", {}).items():
-            path = ("vars", name)
+            path: PathKey = ("vars", name)
             self.ident(path, name, "a variable's name")
             self.check_cites((*path, "cite"), v.get("cite"))
             if name in self.scope.vars or name in self.scope.zones or name in self.scope.params:
@@ -371,7 +372,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             if name in self.scope.defs or name in self.scope.vars or name in self.scope.zones:
                 raise self.err(path, f"{name!r} is already a name")
             self.scope.defs[name] = Def(name, params, text,
-                                        lambda o, p=tpath: self.doc.where(p, o))
+                                        functools.partial(self.doc.where, tpath))
         # Parse every def once (with its parameters untyped) so a broken def is reported even
         # if nothing uses it.
         for d in self.scope.defs.values():
@@ -379,7 +380,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             ExprParser(self.scope, d.where).expression(d.text, env)
 
     # ----------------------------------------------------------------- rules
-    def conditions(self, path: PathKey, items: list,
+    def conditions(self, path: PathKey, items: list[Any],
                    env: Mapping[str, ir.Expr] | None = None) -> tuple[ir.Condition, ...]:
         out = []
         for i, c in enumerate(items):
@@ -405,7 +406,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
         (written where the condition is)."""
         names = {n.name for e in used for n in ir.walk(e)
                  if isinstance(n, ir.Var) and n.name.startswith(REMEMBERED)}
-        out = []
+        out: list[tuple[ir.VarDecl, ir.Stmt]] = []
         for i, c in enumerate(round_end):
             var = REMEMBERED + c.name
             if var not in names:
@@ -416,7 +417,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                                   "=", c.expr)))
         return out
 
-    def action(self, name: str, a: dict) -> ir.ActionDecl:
+    def action(self, name: str, a: dict[str, Any]) -> ir.ActionDecl:
         path = ("actions", name)
         self.ident(path, name, "an action's name", False)
         cite = self.check_cites((*path, "cite"), a["cite"])
@@ -454,11 +455,11 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                 shown = field + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "")
                 raise self.err(path, f"{{{short(shown)}}} is not a parameter of {name}; write "
                                      "{name} for a parameter and no other braces")
-        shown = [f for f, _, _ in fields]
+        names = [f for f, _, _ in fields]
         for pname in env:
-            if shown.count(pname) != 1:
+            if names.count(pname) != 1:
                 raise self.err(path, f"say must show every parameter once; {{{pname}}} is there "
-                                     f"{shown.count(pname)} times")
+                                     f"{names.count(pname)} times")
 
     def check_slots(self) -> None:
         """The zones and (after vars) variables, counted per player or member, within limits."""

@@ -6,6 +6,8 @@ parameters)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 import attrs
 
@@ -47,7 +49,7 @@ class EffectsReader(SpecReader):
                                          "this spec; a procedure needs a name of its own")
             body, bpath = ((value["do"], (*path, "do")) if isinstance(value, dict)
                            else (value, path))
-            cite = ()
+            cite: tuple[str, ...] = ()
             if isinstance(value, dict):
                 cite = self.check_cites((*path, "cite"), value.get("cite"))
             self.procs[name] = _Procedure(name, params, body, bpath, cite,
@@ -97,7 +99,7 @@ class EffectsReader(SpecReader):
                                             "from an effect, or remove it (a body is checked "
                                             "where it is called)")
 
-    def effects(self, path: PathKey, items: list, env: dict[str, ir.Expr], loop: bool = False,
+    def effects(self, path: PathKey, items: list[Any], env: dict[str, ir.Expr], loop: bool = False,
                 inline: bool = False) -> tuple[ir.Stmt, ...]:
         """A list of effects, nested `depth` statements (and `loops` loops) deep, procedures
         expanded: both are limited (`max_effect_depth`, `max_loop_nesting`), since a spec's
@@ -119,7 +121,7 @@ class EffectsReader(SpecReader):
         finally:
             self.depth, self.loops = self.depth - 1, self.loops - loop
 
-    def _effects(self, path: PathKey, items: list, env: dict[str, ir.Expr]
+    def _effects(self, path: PathKey, items: list[Any], env: dict[str, ir.Expr]
                  ) -> tuple[ir.Stmt, ...]:
         out: list[ir.Stmt] = []
         for i, item in enumerate(items):
@@ -187,7 +189,7 @@ class _Procedure:
 
     name: str
     params: tuple[str, ...]
-    body: list
+    body: list[Any]
     path: PathKey
     cite: tuple[str, ...]
     where: Where
@@ -198,7 +200,9 @@ class _Procedure:
 def _counts(stmt: ir.Do) -> list[tuple[str, ir.Expr]]:
     """The arguments of an effect that count items (or money): none may be negative."""
     a, kw = stmt.args, dict(stmt.kwargs)
-    picks = {"move": [("count", a[3:4])], "move_top": [("count", a[2:3])],
-             "move_all": [("keep", [kw["keep"]] if "keep" in kw else [])],
-             "deal": [("count", a[2:3])], "pay": [("amount", a[0:1])]}.get(stmt.fn, [])
+    table: dict[str, list[tuple[str, Sequence[ir.Expr]]]] = {
+        "move": [("count", a[3:4])], "move_top": [("count", a[2:3])],
+        "move_all": [("keep", [kw["keep"]] if "keep" in kw else [])],
+        "deal": [("count", a[2:3])], "pay": [("amount", a[0:1])]}
+    picks = table.get(stmt.fn, [])
     return [(what, x) for what, xs in picks for x in xs]

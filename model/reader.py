@@ -7,7 +7,7 @@ procedures), and the rest itself."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from . import ir, limits
 from .errors import SpecError
@@ -55,7 +55,7 @@ class SpecReader:
         problem = identifier_problem(name, in_expressions)
         if problem is not None:
             raise SpecError(self.doc.key_where(path), f"{what}: {problem}")
-        return name
+        return cast(str, name)  # identifier_problem found it is text
 
     def bounded(self, path: PathKey, value: int, limit: str, what: str, low: int = 0) -> int:
         """`value` if it lies in low..the limit named `limit`, else a SpecError saying so."""

@@ -5,6 +5,7 @@ the spec is known."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -143,8 +144,8 @@ class ReadingsReader(SpecReader):
                       builtins={"player_count": INT})
         for name, text in exprs.items():
             path = ("params", name, "expr") if isinstance(raw[name], dict) else ("params", name)
-            parsed = ExprParser(scope, lambda o, p=path: self.doc.where(p, o)).expression(text)
-            value = const_eval(parsed, self.players, lambda m, p=path: self.err(p, m))
+            parsed = ExprParser(scope, functools.partial(self.doc.where, path)).expression(text)
+            value = const_eval(parsed, self.players, functools.partial(self.err, path))
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
                 raise self.err(path, f"{name} comes to {value:,}, beyond the limit of "
                                      f"+-{MAX_INT:,} (max_int)")
