@@ -21,7 +21,7 @@ class Chance(Protocol):
     def shuffle(self, pile: list[int]) -> None: ...
 
 
-def fisher_yates(pile: list[int], random_float) -> None:
+def fisher_yates(pile: list[int], random_float: Callable[[], float]) -> None:
     """Shuffle in place with one `random_float()` in [0, 1) per position.
 
     `random.shuffle` draws integers through a Python-level helper; this is the same

@@ -27,6 +27,7 @@ import linecache
 import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, cast
 
 import attrs
 
@@ -34,7 +35,7 @@ from . import ir, work
 from .errors import InternalError, SpecError, Where
 from .fold import fold, substitute
 from .limits import IDENTIFIER, MAX_RANGE, MAX_REPEAT, RENAMED_LOCAL
-from .types import PLAYER, Type
+from .types import ANY, PLAYER, Type, ref_of
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
 #: The precedence level of each arithmetic operator, for writing chains out (`_chain`).
@@ -268,7 +269,7 @@ class Emitter:
                 return True
             case ir.Call(fn="sum", args=(ir.Comp(elt=elt),)):
                 return self.nonnegative(elt)
-            case ir.Call(fn="worth", attr=a):
+            case ir.Call(fn="worth", attr=str() as a):
                 return all(k.attrs.get(a, 0) >= 0 for k in self.g.kinds)
             case ir.Comp(fn="count"):
                 return True
@@ -291,7 +292,7 @@ class Emitter:
         return kinds[0], kinds[-1] + 1
 
     def zone_decl(self, e: ir.Expr) -> ir.ZoneDecl:
-        return self.zones[e.type.ref]
+        return self.zones[ref_of(e.type)]
 
     def ex(self, e: ir.Expr) -> str:
         """Python source for an expression (constant parts folded first)."""
@@ -311,7 +312,7 @@ class Emitter:
                 return repr(v)
             case ir.Var(name=n, index=None):
                 return f"V[{L.var_base[n]}]"
-            case ir.Var(name=n, index=i):
+            case ir.Var(name=n, index=ir.Expr() as i):
                 return f"V[{self._offset(L.var_base[n], i, n)}]"
             case ir.Builtin(name="players"):
                 return "PLAYERS"
@@ -327,11 +328,11 @@ class Emitter:
                 return f"{local(n)}"
             case ir.Zone(family=f, index=None):
                 return f"Z[{L.zone_base[f]}]"
-            case ir.Zone(family=f, index=i):
+            case ir.Zone(family=f, index=ir.Expr() as i):
                 return f"Z[{self._offset(L.zone_base[f], i, f)}]"
             case ir.Attr(obj=o, attr=a) if o.type.name == "index":
-                table = global_name("IA_", o.type.ref, a)
-                return f"{table}[{self.index(o, o.type.ref, o.type.ref)}]"
+                table = global_name("IA_", ref_of(o.type), a)
+                return f"{table}[{self.index(o, ref_of(o.type), ref_of(o.type))}]"
             case ir.Attr(obj=o, attr=a):
                 return f"{global_name('KA_', a)}[{self._ex(o)}]"
             case ir.Unary(op="not", operand=x):
@@ -416,12 +417,14 @@ class Emitter:
                         else f"r.pile_kinds({a[0]})")
             if fn == "top":  # r.top raises ModelError for an empty pile
                 return f"({a[0]} or r.top({a[0]}))[-1]"
-            table = global_name("KA_", e.attr)
+            attr = e.attr
+            assert attr is not None, f"{fn} names an attribute"
+            table = global_name("KA_", attr)
             kinds_of = f"r.kinds({a[0]})" if bag else f"r.pile_kinds({a[0]})"
             if fn == "worth":
                 if not bag:
                     return f"sum({table}[k] for k in {a[0]})"
-                return self.bag_worth(a[0], e.attr) or f"sum(map(mul, {a[0]}, {table}))"
+                return self.bag_worth(a[0], attr) or f"sum(map(mul, {a[0]}, {table}))"
             return f"r.{fn}({kinds_of}, {table})"
         if fn == "after":
             d = fold(args[1]) if len(args) > 1 else ir.Const(1, args[0].type)
@@ -455,7 +458,7 @@ class Emitter:
         kinds of the class alike in the attribute."""
         attr = _kind_attribute(d)
         bags = None if attr is None else self.bag_union(d.gens[0].iter)
-        if bags is None:
+        if attr is None or bags is None:
             return False
         lo, hi = self.class_range(bags[0])
         values = [self.g.kinds[k].attrs[attr] for k in range(lo, hi)]
@@ -499,10 +502,10 @@ class Emitter:
     def constant_items(self, it: ir.Expr) -> list[ir.Expr] | None:
         """The elements of a list known when the game is compiled (players, an index set)."""
         if isinstance(it, ir.Builtin) and it.name == "players":
-            return [ir.Const(p, it.type.of) for p in range(self.g.players)]
+            return [ir.Const(p, it.type.of or ANY) for p in range(self.g.players)]
         if isinstance(it, ir.Builtin) and it.name in {ix.name for ix in self.g.indices}:
             size = next(ix.size for ix in self.g.indices if ix.name == it.name)
-            return [ir.Const(i, it.type.of) for i in range(size)]
+            return [ir.Const(i, it.type.of or ANY) for i in range(size)]
         if isinstance(it, ir.ListLit):
             return list(it.items)
         return None
@@ -582,7 +585,7 @@ class Emitter:
         if found is None:
             return None
         name, root = found
-        pile = self._ex(root.args[0])
+        pile = self._ex(cast(ir.Call, root).args[0])  # top(a pile)
         entry = f"{name}[{pile}[-1] if {pile} else {len(self.g.kinds)}]"
         return (f"(any(map({self._ex(it.args[0])}.__getitem__, {entry})) "
                 f"if {entry} is not None else {plain})")
@@ -682,11 +685,12 @@ class Emitter:
                 exprs = [t]
             case ir.For(iter=it):
                 exprs = [it]
-            case ir.Repeat(count=n):
-                exprs = [n]
+            case ir.Repeat(count=count):
+                exprs = [count]
         with self.context(exprs) as n:
-            if n:
-                self.emit(self.memo_init(n), depth)
+            init = self.memo_init(n)
+            if init is not None:
+                self.emit(init, depth)
             self._stmt(s, depth)
 
     def _stmt(self, s: ir.Stmt, depth: int) -> None:
@@ -695,6 +699,7 @@ class Emitter:
             case ir.Assign(target=t, op=op, value=v) if self.first_loop(fold(v)):
                 # `x = first(q for q in L if c, d)` as a loop: no generator object.
                 c = fold(v)
+                assert isinstance(c, ir.Comp) and c.default is not None  # first_loop said so
                 g = c.gens[0]
                 default = self.ex(c.default)
                 with self.bound([g]):
@@ -716,7 +721,7 @@ class Emitter:
                 for line in rest:
                     self.emit(line, depth)
             case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
-                self.stmts(a if fold(t).value else b, depth)
+                self.stmts(a if cast(ir.Const, fold(t)).value else b, depth)
             case ir.If(test=t, then=a, orelse=b):
                 self.emit(f"if {self.ex(t)}:{where}", depth)
                 with self.outside():
@@ -798,7 +803,7 @@ class Emitter:
         if fn == "shuffle":
             return f"ch.shuffle({a[0]})"
         if fn == "deal":
-            family = s.args[1].value
+            family = cast(ir.Const, s.args[1]).value  # a family, named
             order = self.zones[family].order
             return (f"r.deal({a[0]}, Z, {self.layout.zone_base[family]}, P, {a[2]}, "
                     f"{order == 'pile'})")
@@ -824,7 +829,7 @@ class Emitter:
                 self.zone_decl(s.args[1]).order:
             return []  # written as new lists (`effect`)
         if s.fn == "deal":
-            base = self.layout.zone_base[s.args[1].value]
+            base = self.layout.zone_base[cast(ir.Const, s.args[1]).value]
             return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
         return list(dict.fromkeys(self.ex(x) for x in s.args if isinstance(x, ir.Zone)))
 
@@ -881,7 +886,7 @@ class Emitter:
                 case ir.Do(fn=fn):
                     out.add(fn)
                 case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
-                    out |= self.effect_names(a if fold(t).value else b)
+                    out |= self.effect_names(a if cast(ir.Const, fold(t)).value else b)
                 case ir.If(then=a, orelse=b):
                     out |= self.effect_names(a) | self.effect_names(b)
                 case ir.For(body=b) | ir.Repeat(body=b) | ir.While(body=b):
@@ -1011,10 +1016,11 @@ class Emitter:
         e("", 0)
         e("# the conditions rationales claim for where a reading parts from the ruling", 0)
         e("PARTS_ONLY_WHEN = {", 0)
-        for a in g.ambiguities:
-            for v in a.variants:
-                if v.parts_only_when is not None:
-                    e(f"({a.id!r}, {v.name!r}): lambda Z, V: {self.ex(v.parts_only_when)},", 1)
+        for amb in g.ambiguities:
+            for variant in amb.variants:
+                if variant.parts_only_when is not None:
+                    e(f"({amb.id!r}, {variant.name!r}): lambda Z, V: "
+                      f"{self.ex(variant.parts_only_when)},", 1)
         e("}", 0)
         self.guard_parts()
         if self.uses_memo:
@@ -1164,13 +1170,14 @@ class Emitter:
         p, dom = a.params[0]
         self.emit("_m = None", depth)
         self.emit("try:", depth)
-        self.emit(f"_m = {table}[{self._ex(root.args[0])}[-1]]", depth + 1)  # empty: IndexError
+        top = cast(ir.Call, root).args[0]  # the pile of top(pile)
+        self.emit(f"_m = {table}[{self._ex(top)}[-1]]", depth + 1)  # empty: IndexError
         self.emit("except (r.ModelError, IndexError):", depth)
         self.emit("pass", depth + 1)
         self.emit("if _m is None:", depth)
         self._legal_loops(i, a, guard, depth + 1)
         self.emit("else:", depth)
-        self.emit(f"_b = {self._ex(fold(dom).args[0])}", depth + 1)
+        self.emit(f"_b = {self._ex(cast(ir.Call, fold(dom)).args[0])}", depth + 1)
         self.emit(f"for {local(p)} in _m:", depth + 1)
         self.emit(f"if _b[{local(p)}]:", depth + 2)
         self._append(i, a, depth + 3)
@@ -1425,7 +1432,7 @@ def _collect_hoistable(e: ir.Expr, out: list[ir.Expr]) -> None:
         _collect_hoistable(c, out)
 
 
-def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
+def compile_game(g: ir.GameIR) -> tuple[dict[str, Any], str, str]:
     """Emit and compile the module for `g`; returns its namespace, source and file name."""
     source = Emitter(g).module()
     key = "-".join(f"{k}={v}" for k, v in sorted(g.chosen.items()))
@@ -1436,6 +1443,6 @@ def compile_game(g: ir.GameIR) -> tuple[dict, str, str]:
         raise InternalError(f"the code generated for {g.file} does not compile: "
                             f"{type(exc).__name__}: {exc}") from exc
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {"__name__": f"rulespec_generated_{g.id}"}
+    namespace: dict[str, Any] = {"__name__": f"rulespec_generated_{g.id}"}
     exec(code, namespace)
     return namespace, source, filename

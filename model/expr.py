@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import attrs
 
@@ -37,7 +37,7 @@ from .limits import (
     over,
     short,
 )
-from .types import ANY, BOOL, INT, KIND, PLAYER, STR, Type, fits, is_numeric, list_of
+from .types import ANY, BOOL, INT, KIND, PLAYER, STR, Type, fits, is_numeric, list_of, ref_of
 
 #: Pure functions an expression may call, with a one-line description (docs use these).
 FUNCTIONS = {
@@ -226,12 +226,11 @@ class ExprParser:
         if not isinstance(text, str):
             return None
         tree = self._parse(text, "exec")
-        if not (len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr)
-                and isinstance(tree.body[0].value, ast.Call)
-                and isinstance(tree.body[0].value.func, ast.Name)
-                and tree.body[0].value.func.id in self.scope.procedures):
+        stmt = tree.body[0] if len(tree.body) == 1 else None
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id in self.scope.procedures):
             return None
-        call = tree.body[0].value
         name = call.func.id
         params = self.scope.procedures[name]
         if call.keywords or len(call.args) != len(params):
@@ -289,6 +288,11 @@ class ExprParser:
                               "move(...); other statements are not part of the language")
 
     # --------------------------------------------------------------- helpers
+    @overload
+    def _parse(self, text: str, mode: Literal["eval"]) -> ast.Expression: ...
+    @overload
+    def _parse(self, text: str, mode: Literal["exec"]) -> ast.Module: ...
+
     def _parse(self, text: str, mode: str) -> ast.AST:
         if not isinstance(text, str):
             raise SpecError(self._where_at(0), f"expected an expression as text, got {short(text)}")
@@ -338,7 +342,8 @@ class ExprParser:
     def _where(self, node: ast.AST | None) -> Where:
         if node is None or not hasattr(node, "col_offset"):
             return self._where_at(0)
-        return self._where_at(self._offset(node.lineno, node.col_offset))
+        located: Any = node  # an expression, a statement, an argument, a keyword: placed
+        return self._where_at(self._offset(located.lineno, located.col_offset))
 
     def _err(self, node: ast.AST | None, message: str) -> SpecError:
         return SpecError(self._where(node), message)
@@ -360,7 +365,7 @@ class ExprParser:
             elif isinstance(e, ir.Const) and e.value not in allowed:
                 raise self._err(at, f"{short(e.value)} is not one of {', '.join(allowed)}")
 
-    def _target(self, node: ast.AST, env: dict) -> ir.Var:
+    def _target(self, node: ast.AST, env: dict[str, Any]) -> ir.Var:
         target = self.convert(node, env)
         if not isinstance(target, ir.Var):
             raise self._err(node, "only a variable (declared under vars, or active) can be "
@@ -402,11 +407,12 @@ class ExprParser:
             budget.depth -= not link
             budget.chain -= link
 
-    def _argument(self, node: ast.AST, value: ir.Expr, link: bool) -> None:
+    def _argument(self, node: ast.Name, value: ir.Expr, link: bool) -> None:
         """A parameter of a def or procedure stands here for its argument's IR: count the
         argument in full, its parts, its nesting and the chain it continues, as if written
         here (else arguments passed on through defs could nest or grow without limit)."""
         budget = self._budget
+        assert budget is not None
         nodes, depth, chain = self.scope.measure(value)
         budget.nodes += nodes - 1
         self.scope.nodes += nodes - 1
@@ -470,9 +476,9 @@ class ExprParser:
                 return ir.Bin(_BIN[type(op)], a, b, INT)
             case ast.BoolOp(op=op, values=values):
                 parts = []
-                for v in values:
-                    part = self.convert(v, env)
-                    self._require(part, BOOL, v)
+                for operand in values:
+                    part = self.convert(operand, env)
+                    self._require(part, BOOL, operand)
                     parts.append(part)
                 return ir.BoolOp("and" if isinstance(op, ast.And) else "or", tuple(parts), BOOL)
             case ast.Compare(left=left, ops=ops, comparators=comps):
@@ -503,14 +509,15 @@ class ExprParser:
                                       f"of a value: not and -; between values: {_ARITHMETIC}")
         raise self._err(node, f"{_describe(node)} is not part of the expression language")
 
-    def _name(self, node: ast.AST, name: str, env: dict) -> ir.Expr:
+    def _name(self, node: ast.AST, name: str, env: dict[str, Any]) -> ir.Expr:
         if name.startswith("_"):
             raise self._err(node, f"names starting with '_' are not allowed: {short(name)}")
         problem = identifier_problem(name)
         if problem is not None:
             raise self._err(node, problem)
         if name in env:
-            return env[name]
+            local: ir.Expr = env[name]
+            return local
         s = self.scope
         if name in s.params:
             value, t = s.params[name]
@@ -534,7 +541,7 @@ class ExprParser:
         raise self._err(node, f"unknown name {name!r}; known names are params, vars, zones, "
                               "defs, action parameters and: " + ", ".join(sorted(s.builtins)))
 
-    def _attribute(self, node: ast.AST, obj: ast.AST, attr: str, env: dict) -> ir.Expr:
+    def _attribute(self, node: ast.AST, obj: ast.AST, attr: str, env: dict[str, Any]) -> ir.Expr:
         if attr.startswith("_"):
             raise self._err(node, f"attribute names starting with '_' are not allowed: {attr!r}")
         base = self.convert(obj, env)
@@ -557,16 +564,18 @@ class ExprParser:
         raise self._err(node, f"{base.type} has no attribute {attr!r} (only kinds and indices "
                               "have attributes)")
 
-    def _subscript(self, node: ast.AST, name: str, index: ast.AST, env: dict) -> ir.Expr:
+    def _subscript(self, node: ast.AST, name: str, index: ast.AST, env: dict[str, Any]) -> ir.Expr:
         s = self.scope
         idx = self.convert(index, env)
-        if name in s.zones and s.zones[name].per is not None:
-            per = s.zones[name].per
+        zone = s.zones.get(name)
+        if zone is not None and zone.per is not None:
+            per = zone.per
             self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
             self._in_range(idx, per, index, name + "[{}]")
             return ir.Zone(name, idx, Type("zone", ref=name))
-        if name in s.vars and s.vars[name][1] is not None:
-            t, per = s.vars[name]
+        var = s.vars.get(name)
+        if var is not None and var[1] is not None:
+            t, per = var[0], var[1]
             self._require(idx, PLAYER if per == "player" else Type("index", ref=per), index)
             self._in_range(idx, per, index, name + "[{}]")
             return ir.Var(name, idx, t)
@@ -587,7 +596,7 @@ class ExprParser:
         """`e` as far as it is known when the spec is loaded (player_count included)."""
         return known(e, self.scope.players)
 
-    def _compare(self, left: ast.AST, ops: list, comps: list, env: dict) -> ir.Expr:
+    def _compare(self, left: ast.AST, ops: list[Any], comps: list[Any], env: dict[str, Any]) -> ir.Expr:
         parts: list[ir.Expr] = []
         a = self.convert(left, env)
         for op, right in zip(ops, comps, strict=True):
@@ -637,7 +646,7 @@ class ExprParser:
         return node
 
     # ------------------------------------------------------------------ calls
-    def _call(self, node: ast.Call, env: dict) -> ir.Expr:
+    def _call(self, node: ast.Call, env: dict[str, Any]) -> ir.Expr:
         if not isinstance(node.func, ast.Name):
             raise self._err(node, "only plain function names can be called, e.g. count(hand[p])")
         fn = node.func.id
@@ -744,7 +753,7 @@ class ExprParser:
             return ir.Call(fn, tuple(args), list_of(INT))
         raise self._err(node, f"{fn} cannot be called this way: {FUNCTIONS[fn]}")
 
-    def _zone_arg(self, node: ast.AST, env: dict) -> ir.Expr:
+    def _zone_arg(self, node: ast.AST, env: dict[str, Any]) -> ir.Expr:
         z = self.convert(node, env)
         self._zone_check(z, node)
         return z
@@ -752,9 +761,9 @@ class ExprParser:
     def _zone_check(self, z: ir.Expr, at: ast.AST) -> ir.ZoneDecl:
         if z.type.name != "zone":
             raise self._err(at, f"expected a zone, found {z.type}")
-        return self.scope.zones[z.type.ref]
+        return self.scope.zones[ref_of(z.type)]
 
-    def _comprehension(self, fn: str, elt: ast.AST, gens: list, env: dict,
+    def _comprehension(self, fn: str, elt: ast.AST, gens: list[Any], env: dict[str, Any],
                        default: ir.Expr | None) -> ir.Expr:
         inner = dict(env)
         out_gens = []
@@ -791,7 +800,7 @@ class ExprParser:
             _, default = self._unify(body, default, elt)
         return ir.Comp(fn, body, tuple(out_gens), out, default)
 
-    def _expand(self, node: ast.AST, d: Def, args: list[ir.Expr], env: dict) -> ir.Expr:
+    def _expand(self, node: ast.AST, d: Def, args: list[ir.Expr], env: dict[str, Any]) -> ir.Expr:
         if d.name in self._expanding:
             chain = " -> ".join((*self._expanding[self._expanding.index(d.name):], d.name))
             raise self._err(node, f"a def cannot use itself: {chain}")
@@ -801,7 +810,7 @@ class ExprParser:
         return out
 
     # ---------------------------------------------------------------- effects
-    def _effect(self, call: ast.Call, env: dict, where: Where, cite: tuple[str, ...]) -> ir.Do:
+    def _effect(self, call: ast.Call, env: dict[str, Any], where: Where, cite: tuple[str, ...]) -> ir.Do:
         if not isinstance(call.func, ast.Name) or call.func.id not in EFFECTS:
             name = call.func.id if isinstance(call.func, ast.Name) else _describe(call.func)
             raise self._err(call, f"unknown effect {name!r}; the effects are "
@@ -840,7 +849,8 @@ class ExprParser:
             self._require(v, INT, call)
         if fn == "move_all" and "keep" in kwargs:
             self._keep_needs_a_pile(call, args[0])
-        return ir.Do(where, cite, fn, tuple(args), tuple(sorted(kwargs.items())))
+        keywords = {k: v for k, v in kwargs.items() if k is not None}  # `**x` was refused
+        return ir.Do(where, cite, fn, tuple(args), tuple(sorted(keywords.items())))
 
     def _keep_needs_a_pile(self, call: ast.Call, source: ir.Expr) -> None:
         """`move_all(from, to, keep=n)` keeps the top n of a pile; a bag has no top, so

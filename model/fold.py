@@ -86,7 +86,7 @@ def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:
     if not kids:
         return e
     match e:
-        case ir.Var(index=i) | ir.Zone(index=i):
+        case ir.Var(index=i) | ir.Zone(index=i) if i is not None:  # it has children
             return attrs.evolve(e, index=substitute(i, name, value))
         case ir.Attr(obj=o):
             return attrs.evolve(e, obj=substitute(o, name, value))

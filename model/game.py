@@ -88,7 +88,7 @@ class Game:
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
         self._scoring, self._round_start = ns["scoring"], ns["round_start"]
         self._round_over = ns["round_over"]
-        self._action_cache: dict[tuple[int, tuple], Action] = {}
+        self._action_cache: dict[tuple[int, tuple[Any, ...]], Action] = {}
         self._templates = [_template(a) for a in game_ir.actions]
         self.invariants: tuple[tuple[str, Any], ...] = ns["INVARIANTS"]
         sizes = {"none": 1, "kind": len(self.kind_names), "player": self.players}
@@ -101,7 +101,7 @@ class Game:
                 ns[f"A{i}"] = tuple(self.action(i, (v,)) for v in range(sizes[table]))
         self._blank = self._blank_zones()
         self.places = Places(game_ir)
-        self._domains: list[list[tuple[str, tuple | None]]] | None = None
+        self._domains: list[list[tuple[str, tuple[Any, ...] | None]]] | None = None
 
     @property
     def id(self) -> str:
@@ -111,7 +111,7 @@ class Game:
         return f"Game({self.ir.id!r}, players={self.players})"
 
     # ------------------------------------------------------------- actions
-    def action(self, index: int, args: tuple) -> Action:
+    def action(self, index: int, args: tuple[Any, ...]) -> Action:
         key = (index, args)
         a = self._action_cache.get(key)
         if a is None:
@@ -187,7 +187,7 @@ class Game:
             raise ValueError(text)
         return int(text)
 
-    def param_domains(self) -> list[list[tuple[str, tuple | None]]]:
+    def param_domains(self) -> list[list[tuple[str, tuple[Any, ...] | None]]]:
         """Per action, per parameter: what it is (in words) and every value any state could
         offer for it (None when only the state can say)."""
         if self._domains is None:
@@ -195,17 +195,17 @@ class Game:
                              for a in self.ir.actions]
         return self._domains
 
-    def _static_domain(self, dom: ir.Expr) -> tuple[str, tuple | None]:
+    def _static_domain(self, dom: ir.Expr) -> tuple[str, tuple[Any, ...] | None]:
         g = self.ir
         classes = {"cards": "a card", "tokens": "a token"}
 
-        def of_class(holds: str) -> tuple[str, tuple]:
+        def of_class(holds: str) -> tuple[str, tuple[Any, ...]]:
             return (classes.get(holds, "a kind"),
                     tuple(k for k, kind in enumerate(g.kinds) if kind.item_class == holds))
 
         d = fold(dom)
         if isinstance(d, ir.ListLit) and all(isinstance(x, ir.Const) for x in d.items):
-            return "one of the choices", tuple(x.value for x in d.items)
+            return "one of the choices", tuple(x.value for x in d.items if isinstance(x, ir.Const))
         if isinstance(d, ir.Call) and d.fn == "kinds" and isinstance(d.args[0], ir.Zone):
             zone = next(z for z in g.zones if z.name == d.args[0].family)
             return of_class(zone.holds)
@@ -311,7 +311,7 @@ class Game:
         `model.situation.MAX_INPUT_BYTES`); errors name its line and column."""
         return self.state_from_document(situation.read_document(path), checked=checked)
 
-    def state_from_document(self, doc: Located, at: tuple = (), *, checked: bool = True
+    def state_from_document(self, doc: Located, at: tuple[Any, ...] = (), *, checked: bool = True
                             ) -> State:
         """A state from the situation at `at` inside a document read with
         `model.source.read_yaml` (a replay file's `situation`, say)."""
@@ -398,7 +398,7 @@ class Game:
 
 
 def _spread(step: Callable[..., bool]) -> Callable[..., bool]:
-    def effect(Z: list, V: list, ch: Chance, *args: Any) -> bool:
+    def effect(Z: list[Any], V: list[Any], ch: Chance, *args: Any) -> bool:
         return step(Z, V, ch, args)
     return effect
 
@@ -467,11 +467,13 @@ class State:
 
     @property
     def active_player(self) -> int:
-        return self._v[0]
+        seat: int = self._v[0]
+        return seat
 
     @property
     def round(self) -> int:
-        return self._v[1]
+        number: int = self._v[1]
+        return number
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -482,7 +484,8 @@ class State:
     def winners(self) -> tuple[int, ...]:
         if not self._terminal:
             return ()
-        return self._game.ns["winners"](self._z, self._v)
+        seats: tuple[int, ...] = self._game.ns["winners"](self._z, self._v)
+        return seats
 
     def legal_actions(self) -> list[Action]:
         """The legal actions, in the documented stable order (a fresh list each call)."""
@@ -655,13 +658,13 @@ def load(spec: str | Path, *, players: int, variants: Mapping[str, str] | None =
     return _cached_game(str(spec), players, tuple(sorted((variants or {}).items())))
 
 
-_GAMES: dict[tuple, Game] = {}
+_GAMES: dict[tuple[Any, ...], Game] = {}
 #: One compilation at a time: CPython 3.11's `ast.parse` is not safe in two threads at
 #: once ("AST constructor recursion depth mismatch"), and `check` loads games in threads.
 _COMPILING = threading.RLock()  # re-entrant: a load inside a load does not wait on itself
 
 
-def _cached_game(spec: str, players: int, variants: tuple) -> Game:
+def _cached_game(spec: str, players: int, variants: tuple[Any, ...]) -> Game:
     path = Path(spec)
     stamp = path.stat().st_mtime_ns if path.exists() else 0
     key = (spec, stamp, players, variants)

@@ -8,7 +8,7 @@ objects to z3. Nothing here knows about any particular game.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -21,6 +21,12 @@ from .types import Type
 @attrs.frozen
 class Expr:
     """Base of expression nodes; every node knows its static type."""
+
+    if TYPE_CHECKING:
+        # Every node class declares `type` as a field of its own: a field of the base would
+        # come before the node's own fields.
+        @property
+        def type(self) -> Type: ...
 
 
 @attrs.frozen
@@ -396,7 +402,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def walk(e: Expr):
+def walk(e: Expr) -> Iterator[Expr]:
     """Every node of an expression, parents before children."""
     yield e
     for c in children(e):

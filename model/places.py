@@ -47,11 +47,11 @@ class Places:
         except (OSError, UnicodeDecodeError):
             return []
 
-    def _where(self, path: tuple) -> Where:
+    def _where(self, path: tuple[Any, ...]) -> Where:
         doc = self._doc
         return doc.where(path) if doc is not None else Where(self.g.file)
 
-    def _value(self, path: tuple) -> Any:
+    def _value(self, path: tuple[Any, ...]) -> Any:
         node: Any = self._doc.data if self._doc is not None else None
         for key in path:
             try:

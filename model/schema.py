@@ -8,8 +8,10 @@ The specs of `spec/`, their schema and the rulebooks they cite ship with the pac
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any, cast
 
 import jsonschema
 from jsonschema.exceptions import ValidationError
@@ -31,7 +33,7 @@ SPEC_DIR = _spec_dir()
 SCHEMA_PATH = SPEC_DIR / "spec.schema.json"
 
 
-def _is_integer(checker, instance) -> bool:
+def _is_integer(checker: jsonschema.TypeChecker, instance: object) -> bool:
     # JSON Schema counts 1.0 as an integer and Python counts True as one; a spec may not.
     return isinstance(instance, int) and not isinstance(instance, bool)
 
@@ -40,9 +42,9 @@ def _is_integer(checker, instance) -> bool:
 def _validator() -> jsonschema.protocols.Validator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     base = jsonschema.validators.validator_for(schema)
-    strict = jsonschema.validators.extend(
+    strict = jsonschema.validators.extend(  # type: ignore[no-untyped-call]  # untyped in its stubs
         base, type_checker=base.TYPE_CHECKER.redefine("integer", _is_integer))
-    return strict(schema)
+    return cast(jsonschema.protocols.Validator, strict(schema))
 
 
 def validate(doc: Located) -> None:
@@ -85,10 +87,22 @@ def _other_type(branch: ValidationError, parent: ValidationError) -> bool:
         parent.absolute_path)
 
 
+def _schema(error: ValidationError) -> Mapping[str, Any]:
+    """The part of the schema an error is about (every part the spec's schema has that
+    an error can name is a mapping; `true`/`false` schemas have no keywords)."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
+
+
+def _value(error: ValidationError) -> Any:
+    """The value of the keyword that failed (`maximum`'s limit, `enum`'s list, ...)."""
+    return error.validator_value
+
+
 def _extra_keys(error: ValidationError) -> list[str]:
     """The keys an `additionalProperties: false` mapping has but may not, as written."""
-    allowed = error.schema.get("properties", {})
-    return [k for k in error.instance if k not in allowed]
+    allowed = _schema(error).get("properties", {})
+    keys: Any = error.instance  # the mapping that has them
+    return [k for k in keys if k not in allowed]
 
 
 def _bad_key(error: ValidationError) -> str | None:
@@ -98,36 +112,36 @@ def _bad_key(error: ValidationError) -> str | None:
     return error.instance if isinstance(error.instance, str) else None
 
 
-def _relevance(error: ValidationError):
+def _relevance(error: ValidationError) -> tuple[bool, int, bool]:
     # Prefer unknown keys and missing keys (clear to fix) and deep errors over vague oneOf.
     vague = error.validator in ("oneOf", "anyOf")
     return (not vague, len(error.absolute_path), error.validator in ("additionalProperties",
                                                                       "required"))
 
 
-def _explain(error: ValidationError, path: tuple, what: str = "") -> str:
+def _explain(error: ValidationError, path: tuple[Any, ...], what: str = "") -> str:
     where = _path_text(path)
     if what:
         where = f"a {what} in {where}"
     if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(_schema(error).get("properties", {}))
         return (f"unknown key {short(_extra_keys(error)[0])} in {where}; expected one of: "
                 + ", ".join(allowed))
     if error.validator == "required":
         return f"{where}: {error.message.replace('is a required property', 'is required')}"
     if error.validator == "type":
-        want = error.validator_value
+        want = _value(error)
         want = " or ".join(want) if isinstance(want, list) else want
         return f"{where}: expected {want}, found {short(error.instance)}"
     if error.validator == "pattern":
-        form = error.schema.get("description") or error.validator_value
+        form = _schema(error).get("description") or _value(error)
         return f"{where}: {short(error.instance)} does not have the expected form: {form}"
     if error.validator == "enum":
-        return (f"{where}: expected one of {', '.join(map(str, error.validator_value))}, found "
+        return (f"{where}: expected one of {', '.join(map(str, _value(error)))}, found "
                 f"{short(error.instance)}")
     if error.validator in ("maximum", "minimum"):
         word = "over the limit" if error.validator == "maximum" else "under the minimum"
-        limit = error.schema.get("description", "")
+        limit = _schema(error).get("description", "")
         return (f"{where}: {short(error.instance)} is {word} of {error.validator_value:,}"
                 + (f" ({limit})" if limit else ""))
     if error.validator == "maxLength":
@@ -143,7 +157,7 @@ def _chosen_branch(error: ValidationError) -> int | None:
     if not isinstance(error.instance, dict):
         return None
     best, most = None, 0
-    for i, branch in enumerate(error.validator_value):
+    for i, branch in enumerate(_value(error)):
         required = branch.get("required", []) if isinstance(branch, dict) else []
         if required and all(k in error.instance for k in required) and len(required) > most:
             best, most = i, len(required)
@@ -151,7 +165,7 @@ def _chosen_branch(error: ValidationError) -> int | None:
         return best
     # none has all its keys: the one with most of them (a generated kind without copies is
     # a generated kind, not a plain kind with a strange name)
-    for i, branch in enumerate(error.validator_value):
+    for i, branch in enumerate(_value(error)):
         required = branch.get("required", []) if isinstance(branch, dict) else []
         present = sum(k in error.instance for k in required)
         if present > most:
@@ -159,7 +173,7 @@ def _chosen_branch(error: ValidationError) -> int | None:
     return best
 
 
-def _path_text(path: tuple) -> str:
+def _path_text(path: tuple[Any, ...]) -> str:
     """A path in the document as an error shows it (untrusted keys quoted and cut)."""
     parts = [str(p) if isinstance(p, int) or IDENTIFIER.fullmatch(p) else short(p)
              for p in path]

@@ -53,7 +53,13 @@ MAX_STEP = 2**32
 class Locate(Protocol):
     """Where the value at a path of a situation is, or (`key`) the key naming it."""
 
-    def __call__(self, path: tuple, key: bool = False) -> Where: ...
+    def __call__(self, path: tuple[Any, ...], key: bool = False) -> Where: ...
+
+
+class Fail(Protocol):
+    """The error about the value at a path of a situation, or (`key`) the key naming it."""
+
+    def __call__(self, path: tuple[Any, ...], message: str, key: bool = False) -> SpecError: ...
 
 
 KNOWN_KEYS = ("game", "players", "round", "active", "last_actor", "terminal", "seed", "step",
@@ -92,7 +98,7 @@ def _byte_where(file: str, raw: bytes, offset: int) -> Where:
     return Where(file, line, len(raw[start:offset].decode("utf-8", "replace")) + 1)
 
 
-def locator(doc: Located | None, file: str, prefix: tuple = ()) -> Locate:
+def locator(doc: Located | None, file: str, prefix: tuple[Any, ...] = ()) -> Locate:
     """Where a path inside a situation is: its line and column when read from a file."""
     if doc is None:
         return lambda path, key=False: Where(file)
@@ -107,7 +113,7 @@ def to_plain(g: ir.GameIR, layout: Layout, z: Sequence[list[int]], v: Sequence[A
     zones: dict[str, Any] = {}
     for decl in g.zones:
         base, n = layout.zone_base[decl.name], layout.zone_count[decl.name]
-        values = []
+        values: list[Any] = []  # a pile's kinds, or a bag's kind -> count, per zone
         for i in range(base, base + n):
             content = z[i]
             if decl.order == "pile":
@@ -116,10 +122,10 @@ def to_plain(g: ir.GameIR, layout: Layout, z: Sequence[list[int]], v: Sequence[A
                 values.append({names[k]: c for k, c in enumerate(content) if c})
         zones[decl.name] = values[0] if decl.per is None else values
     vars_: dict[str, Any] = {}
-    for decl in g.vars:
-        base, n = layout.var_base[decl.name], layout.var_count[decl.name]
+    for var in g.vars:
+        base, n = layout.var_base[var.name], layout.var_count[var.name]
         values = list(v[base:base + n])
-        vars_[decl.name] = values[0] if decl.per is None else values
+        vars_[var.name] = values[0] if var.per is None else values
     return {"game": g.id, "players": g.players, "round": v[1], "active": v[0],
             "last_actor": v[2], "terminal": terminal, "seed": seed, "step": step,
             "zones": zones, "vars": vars_}
@@ -163,7 +169,7 @@ def parse(data: Any, g: ir.GameIR, layout: Layout,
     variables the situation leaves out take their contents from there.
     """
 
-    def fail(path: tuple, message: str, key: bool = False) -> SpecError:
+    def fail(path: tuple[Any, ...], message: str, key: bool = False) -> SpecError:
         """An error at the value at `path`, or (`key`) at the key naming it."""
         return SpecError(where(path, key), message)
 
@@ -224,7 +230,7 @@ def show_value(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _mapping(data: Mapping, key: str, fail) -> Mapping:
+def _mapping(data: Mapping[str, Any], key: str, fail: Fail) -> Mapping[str, Any]:
     value = data.get(key)
     if value is None:
         return {}
@@ -233,7 +239,7 @@ def _mapping(data: Mapping, key: str, fail) -> Mapping:
     return value
 
 
-def _whole(value: Any, fail, path: tuple, name: str, lo: int, hi: int) -> int:
+def _whole(value: Any, fail: Fail, path: tuple[Any, ...], name: str, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise fail(path, f"{name} is a whole number, found {show_value(value)}")
     if not lo <= value <= hi:
@@ -241,13 +247,13 @@ def _whole(value: Any, fail, path: tuple, name: str, lo: int, hi: int) -> int:
     return value
 
 
-def _seat(value: Any, players: int, fail, path: tuple, name: str) -> int:
+def _seat(value: Any, players: int, fail: Fail, path: tuple[Any, ...], name: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
         raise fail(path, f"{name} must be a seat from 0 to {players - 1}, found {show_value(value)}")
     return value
 
 
-def _typed(g: ir.GameIR, t: Any, value: Any, fail, path: tuple, name: str) -> Any:
+def _typed(g: ir.GameIR, t: Any, value: Any, fail: Fail, path: tuple[Any, ...], name: str) -> Any:
     if t.name == "bool":
         if not isinstance(value, bool):
             raise fail(path, f"variable {name} is true or false, found {show_value(value)}")
@@ -262,7 +268,8 @@ def _typed(g: ir.GameIR, t: Any, value: Any, fail, path: tuple, name: str) -> An
     return value
 
 
-def _members(g: ir.GameIR, per: str, value: Any, n: int, fail, path: tuple, what: str) -> list:
+def _members(g: ir.GameIR, per: str, value: Any, n: int, fail: Fail, path: tuple[Any, ...],
+             what: str) -> list[Any]:
     """The per-member entries of a family: a list in member order, or (for an index set
     with names) a mapping of member name to entry."""
     names = member_names(g, per)
@@ -278,7 +285,7 @@ def _members(g: ir.GameIR, per: str, value: Any, n: int, fail, path: tuple, what
     return value
 
 
-def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]], fail
+def _zones(g: ir.GameIR, layout: Layout, zones: Mapping[str, Any], start: list[list[int]], fail: Fail
            ) -> list[list[int]]:
     kinds = g.kinds
     index = {k.name: i for i, k in enumerate(kinds)}
@@ -286,7 +293,7 @@ def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]],
     placed = [0] * len(kinds)
     Z: list[Any] = [None] * layout.n_zones
     decl_of: list[ir.ZoneDecl] = [d for d in g.zones for _ in range(layout.zone_count[d.name])]
-    label: list[tuple[str, tuple]] = []
+    label: list[tuple[str, tuple[Any, ...]]] = []
     for d in g.zones:
         names = member_names(g, d.per)
         for j in range(layout.zone_count[d.name]):
@@ -379,7 +386,8 @@ def _zones(g: ir.GameIR, layout: Layout, zones: Mapping, start: list[list[int]],
     return Z
 
 
-def _pile_with_rest(entry: Mapping, fail, path: tuple, text: str) -> list | None:
+def _pile_with_rest(entry: Mapping[str, Any], fail: Fail, path: tuple[Any, ...],
+                    text: str) -> list[Any] | None:
     """`{top: [...], rest: true}`: the top cards of a pile (bottom first), the rest below.
     Returns the top list when `rest` is true, None for `rest: false` (just the list)."""
     keys = set(entry)
@@ -394,8 +402,8 @@ def _pile_with_rest(entry: Mapping, fail, path: tuple, text: str) -> list | None
     return list(entry["top"]) if rest else None
 
 
-def _kind(name: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds, fail, path: tuple,
-          text: str) -> int:
+def _kind(name: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds: Sequence[ir.Kind],
+          fail: Fail, path: tuple[Any, ...], text: str) -> int:
     key = str(name) if isinstance(name, str) or (
         isinstance(name, int) and not isinstance(name, bool) and name.bit_length() <= 64) else None
     if key is None or key not in index:
@@ -407,16 +415,16 @@ def _kind(name: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds, fail, path
     return k
 
 
-def _items(items: list, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: str,
-           placed: list[int]) -> list[int]:
+def _items(items: list[Any], d: ir.ZoneDecl, index: Mapping[str, int], kinds: Sequence[ir.Kind],
+           fail: Fail, path: tuple[Any, ...], text: str, placed: list[int]) -> list[int]:
     out = [_kind(x, d, index, kinds, fail, path, text) for x in items]
     for k in out:
         placed[k] += 1
     return out
 
 
-def _content(entry: Any, d: ir.ZoneDecl, index, kinds, fail, path: tuple, text: str,
-             placed: list[int]) -> list[int]:
+def _content(entry: Any, d: ir.ZoneDecl, index: Mapping[str, int], kinds: Sequence[ir.Kind],
+             fail: Fail, path: tuple[Any, ...], text: str, placed: list[int]) -> list[int]:
     if d.order == "pile":
         if not isinstance(entry, list):
             raise fail(path, f"zone {text} is a pile: give a list of kinds (bottom first), "
@@ -448,15 +456,15 @@ class Problem:
 
 
 def problems(z: Sequence[list[int]], v: Sequence[Any], terminal: bool,
-             invariants: Sequence[tuple[str, Callable]],
-             round_end: Sequence[tuple[str, Callable]],
-             game_end: Sequence[tuple[str, Callable]]) -> list[Problem]:
+             invariants: Sequence[tuple[str, Callable[..., Any]]],
+             round_end: Sequence[tuple[str, Callable[..., Any]]],
+             game_end: Sequence[tuple[str, Callable[..., Any]]]) -> list[Problem]:
     """Everything that makes a well-typed state impossible (empty if nothing does)."""
     from .errors import ModelError
 
     out = []
 
-    def holds(fn: Callable) -> bool | str:
+    def holds(fn: Callable[..., Any]) -> bool | str:
         try:
             return bool(fn(z, v))
         except ModelError as exc:

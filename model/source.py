@@ -143,7 +143,7 @@ class _Frame:
 
     __slots__ = ("anchor", "height", "key", "key_mark", "path", "size0", "value")
 
-    def __init__(self, value: dict | list, path: PathKey, anchor: str | None, size0: int):
+    def __init__(self, value: dict[str, Any] | list[Any], path: PathKey, anchor: str | None, size0: int):
         self.value = value
         self.path = path
         self.anchor = anchor
@@ -204,7 +204,7 @@ class _Builder:
                                                f"the limit of {MAX_YAML_DEPTH} (max_yaml_depth)")
                     self._count(event, 1)
                     self._mark(path, event)
-                    container: dict | list = {} if isinstance(
+                    container: dict[str, Any] | list[Any] = {} if isinstance(
                         event, yaml.MappingStartEvent) else []
                     stack.append(_Frame(container, path, event.anchor, self.nodes))
                     continue
@@ -242,6 +242,7 @@ class _Builder:
 
     def _mark(self, path: PathKey, event: yaml.Event) -> None:
         m = event.start_mark
+        assert m is not None, "the parser marks where every event starts"
         self.marks[path] = (m.line + 1, m.column + 1, getattr(event, "style", None) or "")
 
     def _count(self, event: yaml.Event, n: int) -> None:
@@ -334,7 +335,9 @@ class _Builder:
         if key in frame.value:
             raise self.fail(event, f"duplicate key {short(key)}")
         frame.key = key
-        frame.key_mark = (event.start_mark.line + 1, event.start_mark.column + 1)
+        m = event.start_mark
+        assert m is not None, "the parser marks where every event starts"
+        frame.key_mark = (m.line + 1, m.column + 1)
 
 
 def _node(event: Any, tag: str) -> yaml.ScalarNode:

@@ -47,6 +47,15 @@ def list_of(t: Type) -> Type:
     return Type("list", of=t)
 
 
+def ref_of(t: Type) -> str:
+    """What a type narrows to (`ref`): the enum of a str, the family of a zone, ...; a type
+    without one where one is needed is a bug of the caller, never of a spec."""
+    if t.ref is None:
+        raise ValueError(f"{t} has no ref")
+    return t.ref
+
+
+
 NUMERIC = frozenset({"int", "player", "index"})
 
 

@@ -32,8 +32,10 @@ most of it, the def, each with its place and its share of the bound.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -64,7 +66,7 @@ class _Ctx:
     site: Site
 
 
-_NO_MEMO = frozenset()
+_NO_MEMO: frozenset[Any] = frozenset()  # no expressions kept, no names bound
 
 
 class Bounds:
@@ -85,8 +87,8 @@ class Bounds:
         self.defs = dict(defs or {})
         # the tallies, while a bound is broken down (`breakdown`): steps by innermost site,
         # and by the context (a statement, a condition, ...) they are taken in
-        self.tally: Counter | None = None
-        self.tally_ctx: Counter | None = None
+        self.tally: Counter[Any] | None = None
+        self.tally_ctx: Counter[Any] | None = None
         self._free: dict[int, frozenset[str]] = {}
         self._comp: dict[int, bool] = {}
         self._keep: list[ir.Expr] = []  # the nodes the two caches above are keyed by (ids)
@@ -115,7 +117,8 @@ class Bounds:
             case ir.Call(fn="range", args=(a, b)):
                 lo, hi = self.constant(a), self.constant(b)
                 if lo is not None and hi is not None:
-                    return max(hi.value - lo.value, 0)
+                    span: int = hi.value - lo.value
+                    return max(span, 0)
                 return MAX_RANGE  # checked in play
             case ir.Call(fn="distinct", args=(x,)):
                 return self.length(x)
@@ -192,7 +195,7 @@ class Bounds:
 
     def _own(self, site: Site, n: int) -> None:
         """Charge `n` steps of a statement itself (or a choice) to `site`."""
-        if self.tally is not None and n:
+        if self.tally is not None and self.tally_ctx is not None and n:  # set together
             self.tally[site] += n
             self.tally_ctx[site] += n
 
@@ -206,7 +209,7 @@ class Bounds:
         finally:
             self.tally, self.tally_ctx = saved
 
-    def _larger(self, options: Sequence[tuple], run) -> int:
+    def _larger(self, options: Sequence[tuple[Any, ...]], run: Callable[..., int]) -> int:
         """The most steps of `run(*option)` over the options, tallying only that option."""
         if self.tally is None:
             return max((run(*o) for o in options), default=0)
@@ -218,7 +221,8 @@ class Bounds:
 
     def scan(self, zone: ir.Expr, pile: int, bag: int) -> int:
         """Steps of a zone operation that costs `pile` on a pile and `bag` on a bag."""
-        z = self.zones.get(zone.type.ref) if zone.type.name == "zone" else None
+        ref = zone.type.ref
+        z = self.zones.get(ref) if zone.type.name == "zone" and ref is not None else None
         if z is None:
             return max(pile, bag)
         return pile if z.order == "pile" else bag
@@ -277,7 +281,8 @@ class Bounds:
         return 1 + sum(self.ex(x, c, k, site, bound) for x in ir.children(e))
 
     def _holds(self, zone: ir.Expr) -> str:
-        z = self.zones.get(zone.type.ref)
+        ref = zone.type.ref
+        z = self.zones.get(ref) if ref is not None else None
         return z.holds if z is not None else "cards"
 
     def call_steps(self, e: ir.Call) -> int:
@@ -310,16 +315,16 @@ class Bounds:
         kept = frozenset(self.plan(roots)) if memo else _NO_MEMO
         total = 0
         for r, (_, site) in zip(roots, parts, strict=True):
-            total += self._charged(site, k, lambda r=r, site=site: self.ex(
-                r, _Ctx(kept, site), k, site, _NO_MEMO))
+            total += self._charged(site, k, functools.partial(
+                self.ex, r, _Ctx(kept, site), k, site, _NO_MEMO))
         for x in kept:  # each kept part computed once, charged to its first use's site
             site = self.defs.get(x) or next(s for r, (_, s) in zip(roots, parts, strict=True)
                                             if any(n == x for n in ir.walk(r)))
-            total += self._charged(site, k, lambda x=x, site=site: self.ex(
-                x, _Ctx(kept, site), k, site, _NO_MEMO, top=True))
+            total += self._charged(site, k, functools.partial(
+                self.ex, x, _Ctx(kept, site), k, site, _NO_MEMO, top=True))
         return total
 
-    def _charged(self, site: Site, k: int, run) -> int:
+    def _charged(self, site: Site, k: int, run: Callable[[], int]) -> int:
         """`run()` (the steps of one evaluation), and the steps charged to the context `site`."""
         steps = run()
         if self.tally_ctx is not None:
@@ -344,8 +349,9 @@ class Bounds:
                 exprs = [*args, *(v for _, v in kwargs), *([result] if result else [])]
                 return own + self.context([(x, site) for x in exprs], k)
             case ir.If(test=t, then=a, orelse=b):
-                if isinstance(fold(t), ir.Const):  # the code generator keeps only the branch
-                    return self.stmts(a if fold(t).value else b, k, section)
+                test = fold(t)
+                if isinstance(test, ir.Const):  # the code generator keeps only the branch
+                    return self.stmts(a if test.value else b, k, section)
                 total = self.context([(t, site)], k)
                 known_test = self.constant(t)
                 if known_test is not None:
@@ -416,13 +422,13 @@ def steps(g: ir.GameIR, defs: Mapping[ir.Expr, Site] | None = None,
             _parts(Bounds(g, defs), places or {}).items()}
 
 
-def _parts(b: Bounds, places: Mapping[str, Where]) -> dict[str, tuple]:
+def _parts(b: Bounds, places: Mapping[str, Where]) -> dict[str, tuple[Any, ...]]:
     g = b.g
 
     def first(body: tuple[ir.Stmt, ...]) -> Where | None:
         return body[0].where if body else None
 
-    out: dict[str, tuple] = {}
+    out: dict[str, tuple[Any, ...]] = {}
     for a in g.actions:
         out[f"action {a.name}"] = (lambda a=a: b.action(a, places) + b.checks(places), a.where)
     out["set-up"] = (lambda: b.stmts(g.setup, 1, "setup") + b.stmts(g.round_start, 1,
@@ -436,7 +442,7 @@ def _parts(b: Bounds, places: Mapping[str, Where]) -> dict[str, tuple]:
 
 
 def breakdown(g: ir.GameIR, part: str, defs: Mapping[ir.Expr, Site] | None = None,
-              places: Mapping[str, Where] | None = None) -> tuple[int, Counter, Counter]:
+              places: Mapping[str, Where] | None = None) -> tuple[int, Counter[Any], Counter[Any]]:
     """The bound of one part (a key of `steps`), with its steps by innermost site (a def or
     an expression) and by the expression or statement they are taken in."""
     b = Bounds(g, defs)

@@ -39,9 +39,6 @@ KNOWN_LONG = {
     "model/codegen.py": "one emitter that switches mode flags while it emits every action "
                         "three times; issue 23, item 2 splits it (a readable emitter, and a "
                         "fast one from the same IR)",
-    "model/loader.py": "one class reads every section of a spec; procedures and generated "
-                       "decks (issue 25) took it past the limit: their readers, and the "
-                       "readings' (ambiguities, params), are to move into modules of their own",
 }
 
 

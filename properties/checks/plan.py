@@ -249,7 +249,7 @@ def _load(spec: str, players: int, variants: Mapping[str, str]) -> tuple[ir.Game
 
 def _rulebooks(base: ir.GameIR) -> list[tuple[str, int]]:
     """The length of each rulebook the spec cites from (citations are checked against it)."""
-    from model.loader import find_rulebook, rulebook_length
+    from model.rulebooks import find_rulebook, rulebook_length
 
     books = [(s, find_rulebook(base.file, s)) for s in base.sources]
     return [(s, rulebook_length(book) if book is not None else 0) for s, book in books]

@@ -8,7 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import click
 
@@ -39,7 +39,7 @@ class OneLineErrors(click.Command):
             _fail(str(exc), exc.exit_code)
 
 
-def _fail(message: str, code: int = 2):
+def _fail(message: str, code: int = 2) -> NoReturn:
     click.echo(f"error: {' '.join(message.split())}", err=True)
     sys.exit(code)
 

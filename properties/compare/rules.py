@@ -31,6 +31,7 @@ import attrs
 
 from model import ir
 from model.fold import fold
+from model.types import Type
 
 from .versions import Version
 
@@ -131,7 +132,7 @@ class Normal:
         if isinstance(x, ir.For):
             inner = {**bound, x.var: f"#{len(bound)}"}
             return ("for", self.norm(x.iter, bound), self.block(x.body, inner))
-        if isinstance(x, ir.Type):
+        if isinstance(x, Type):
             return self.type(x)
         if isinstance(x, ir.Kind):
             return ("Kind", self.kinds.get(x.name, x.name), x.item_class, x.copies,
@@ -151,7 +152,7 @@ class Normal:
             return tuple(sorted((k, self.norm(v, bound)) for k, v in x.items()))
         return x
 
-    def type(self, t: ir.Type | None) -> Any:
+    def type(self, t: Type | None) -> Any:
         if t is None:
             return None
         return (t.name, self.refs.get(t.ref, t.ref) if t.ref else None, self.type(t.of))
@@ -217,7 +218,7 @@ def with_player_count(e: ir.Expr, players: int) -> ir.Expr:
         return ir.Const(players, e.type) if e.name == "player_count" else e
     if not any(isinstance(n, ir.Builtin) and n.name == "player_count" for n in ir.walk(e)):
         return e
-    changes = {}
+    changes: dict[str, Any] = {}
     for f in attrs.fields(type(e)):
         v = getattr(e, f.name)
         if isinstance(v, ir.Expr):

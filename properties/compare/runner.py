@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 import model
-from model.loader import RULEBOOKS
+from model.rulebooks import RULEBOOKS
 from model.safe_write import make_folder, write_text
 from model.source import read_text
 

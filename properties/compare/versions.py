@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -85,7 +85,7 @@ class _Relabel:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, tp: Any, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, tp: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         if isinstance(exc, SpecError) and self.v.revision is not None:
             w = exc.where
             if w is not None and Path(w.file) == self.v.path:

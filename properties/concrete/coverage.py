@@ -106,6 +106,7 @@ def executed(hit_keys: set[str], table: dict[str, Clause]) -> set[str]:
     inside it did.
     """
     done = set()
+    key: str | None
     for key in hit_keys:
         while key is not None and key not in done:
             done.add(key)
@@ -306,13 +307,13 @@ def gaps(spec: str | Path, cov: Coverage) -> list[Gap]:
     if cov.traced:
         table = clauses(base)
         ran = executed(cov.statements, table)
-        for key, c in table.items():
-            if key in ran or (c.parent is not None and c.parent not in ran):
+        for key, clause in table.items():
+            if key in ran or (clause.parent is not None and clause.parent not in ran):
                 continue  # reached, or inside something already reported as never reached
-            text = lines[c.line - 1].strip() if 0 < c.line <= len(lines) else key
+            text = lines[clause.line - 1].strip() if 0 < clause.line <= len(lines) else key
             branch = f" ({key.split()[1]} branch)" if " " in key else ""
-            add("clause", f"line {c.line}", f"{c.section}{branch}: {text}  "
-                                            f"[{', '.join(c.cite)}]")
+            add("clause", f"line {clause.line}", f"{clause.section}{branch}: {text}  "
+                                                 f"[{', '.join(clause.cite)}]")
     return out
 
 

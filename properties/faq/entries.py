@@ -14,7 +14,8 @@ import attrs
 
 import model
 from model import IllegalAction, ModelError, SpecError, State, Where, ir
-from model.loader import _read_spec, any_player_count, find_rulebook, rulebook_folders
+from model.loader import _read_spec, any_player_count
+from model.rulebooks import find_rulebook, rulebook_folders
 from model.source import read_text
 
 from ..concrete.clarify import read_situation, situation_path

@@ -153,12 +153,13 @@ def differences(a: State, b: State, spec_legend: Legend | None = None
     game is over) and the winners, then entry by entry in the table's order (`pool`,
     `player 2's score`)."""
     ta, tb = build(a, b, spec_legend), build(b, a, spec_legend)
-    out = []
+    out: list[tuple[str, str, str]] = []
     if ta.round != tb.round:
         out.append(("the round", str(ta.round), str(tb.round)))
     if ta.to_act != tb.to_act:
-        out.append(("to act", *(f"player {t.to_act}" if t.to_act is not None
-                                else "nobody (the game is over)" for t in (ta, tb))))
+        to_act_a, to_act_b = (f"player {t.to_act}" if t.to_act is not None
+                              else "nobody (the game is over)" for t in (ta, tb))
+        out.append(("to act", to_act_a, to_act_b))
     if ta.winners != tb.winners and (ta.to_act is None or tb.to_act is None):
         out.append(("the winners", ta.won_by, tb.won_by))
     theirs = {(r.key, e.key): e for r in tb.rows for e in r.entries}

@@ -145,7 +145,11 @@ def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
             if not options:
                 return
             action = choose(options)
-            outs = list(successors(node, deals, legal=lambda _s, a=action: [a]))
+
+            def only(_s: Any, a: model.Action = action) -> list[model.Action]:
+                return [a]
+
+            outs = list(successors(node, deals, legal=only))
             if not outs:
                 return
             for a, d, nxt in outs:
@@ -158,8 +162,10 @@ def _round_ends(start: Node, budget: int, explored: Explored, seed: int,
 
     for name in [a.name for a in start.state.game.ir.actions]:
         # a schedule: every player takes an action called `name` while one is legal
-        yield from followed(start, lambda opts, name=name: next(
-            (a for a in opts if a.name == name), opts[0]))
+        def called(opts: list[model.Action], name: str = name) -> model.Action:
+            return next((a for a in opts if a.name == name), opts[0])
+
+        yield from followed(start, called)
     rng = random.Random(seed)
     for _ in range(ROUND_PLAYOUTS):
         yield from followed(start, rng.choice)
@@ -210,6 +216,7 @@ def over_rounds(game: model.Game, shape: Shape, budget: int,
             hit = found(end, chain, end.action)
             if hit is not None:
                 return hit, explored
+            assert end.parent is not None, "a round's end follows its start"
             if end.state.is_terminal or end.state.round == end.parent.state.round:
                 continue
             k = shape.key(end.state)
@@ -231,6 +238,7 @@ def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES
         return near, -len(chain)
 
     def found(end: Node, chain: list[Node], _a: model.Action | None) -> Found | None:
+        assert end.parent is not None, "a round's end follows its start"
         if end.state.is_terminal or end.state.round == end.parent.state.round:
             return None
         k = shape.key(end.state)

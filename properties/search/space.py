@@ -123,11 +123,12 @@ def replay_of(game: model.Game, node: Node, note: str = "") -> dict[str, Any]:
     from model.schema import SPEC_DIR
 
     path = node.path()
-    recording = RecordingChance(ChosenChance(game, path[0].deal or 0))
+    chosen = ChosenChance(game, path[0].deal or 0)
+    recording = RecordingChance(chosen)
     state = game.initial_state(0, chance=recording)
     for step in path[1:]:
         assert step.action is not None
-        recording.inner.deal, recording.inner.used = step.deal or 0, 0
+        chosen.deal, chosen.used = step.deal or 0, 0
         state = state.apply(step.action, chance=recording)
     assert state == node.state, "a path of the deep search replays to another state"
     spec = game.ir.file

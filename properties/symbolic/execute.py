@@ -72,6 +72,7 @@ class Exec(Expressions):
         were last forgotten."""
         ctx, enc = self.ctx, self.enc
         hidden, seen = ctx.hidden, ctx.pristine
+        assert hidden is not None, "called only where slots are hidden"
         out = None
         for i in hidden.zones | hidden.coarse:
             if seen.get(("Z", i)) is st.Z[i] and seen.get(("T", i)) is st.T[i]:

@@ -14,6 +14,7 @@ import z3
 
 from model import ir
 from model.fold import fold
+from model.types import ref_of
 
 from .state import Enc, Event, SymList, SymState, ZoneRef
 from .terms import (
@@ -145,7 +146,7 @@ class Expressions:
                 return enc.const(t, v)
             case ir.Var(name=n, index=None):
                 return st.V[n][0]
-            case ir.Var(name=n, index=i):
+            case ir.Var(name=n, index=ir.Expr() as i):
                 return self.select(st.V[n], as_int(self._ev(i, st, env)), f"index of {n}")
             case ir.Builtin(name="players"):
                 return SymList(tuple((True, p) for p in range(enc.P)))
@@ -159,10 +160,11 @@ class Expressions:
                 return env[n]
             case ir.Zone(family=f, index=None):
                 return ZoneRef(f, None)
-            case ir.Zone(family=f, index=i):
+            case ir.Zone(family=f, index=ir.Expr() as i):
                 return ZoneRef(f, as_int(self._ev(i, st, env)))
             case ir.Attr(obj=o, attr=a) if o.type.name == "index":
-                return self.table(enc.ia[(o.type.ref, a)], self._ev(o, st, env), f"{o.type.ref}.{a}")
+                return self.table(enc.ia[(ref_of(o.type), a)], self._ev(o, st, env),
+                                  f"{o.type.ref}.{a}")
             case ir.Attr(obj=o, attr=a):
                 x = self._ev(o, st, env)
                 if a not in enc.ka:
@@ -366,6 +368,11 @@ class Expressions:
         ks = self.enc.classes[self.enc.zdecl[z.family].holds]
         return SymList(tuple((LT(0, self.count(st, z, k)), k) for k in ks))
 
+    def merge(self, c: Any, a: SymState, b: SymState) -> SymState:
+        """The state that is `a` where `c` holds, else `b`: the executor's (`Exec.merge`),
+        which the effects `on_zone` writes run in."""
+        raise NotImplementedError
+
     def on_zone(self, st: SymState, z: ZoneRef, op: Callable[[SymState, int], SymState]
                 ) -> SymState:
         """Apply `op` to the instance `z` denotes (to each possible one, merged)."""
@@ -395,6 +402,7 @@ class Expressions:
                 return self.zread(z, lambda i: st.T[i])
             if fn == "kinds":
                 return self.zone_kinds(st, z)
+            assert e.attr is not None, f"{fn} names an attribute"
             table = enc.ka[e.attr]
             ks = enc.classes[enc.zdecl[z.family].holds]
             if fn == "worth":

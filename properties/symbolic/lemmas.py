@@ -192,8 +192,9 @@ class Lemmas:
                 args = tuple(v for v, _ in chosen)
                 # the facts on parameters tell zones of a family apart (a card's letter
                 # and its position's), so with facts every zone gets its own lemma
-                shape = (_shape(enc, args, depths), facts and tuple(
-                    (a.family, a.index) if isinstance(a, ZoneRef) else None for a in args))
+                shape = (_shape(enc, args, depths), tuple(
+                    (x.family, x.index) if isinstance(x, ZoneRef) else None for x in args)
+                    if facts else ())
                 if shape in seen:
                     continue
                 seen.add(shape)

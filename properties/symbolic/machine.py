@@ -118,13 +118,13 @@ class Machine:
         for n, (name, dom) in enumerate(a.params):
             key = (alt.action, n, *env.values())
             shared = domains is not None and all(type(x) is int for x in env.values())
-            lst = domains.get(key) if shared else None
+            lst = domains.get(key) if shared and domains is not None else None
             if lst is None:
                 with ctx.under(AND(*present)):
                     lst = ex.ev(dom, pre, env)
                 if isinstance(lst, ZoneRef):
                     lst = ex.zone_kinds(pre, lst)
-                if shared:
+                if shared and domains is not None:
                     domains[key] = lst
             if alt.slots is not None:
                 p, v = lst.items[alt.slots[n]]
@@ -201,7 +201,9 @@ class Machine:
     def initial(self, ctx: Ctx) -> SymState:
         """The state after set-up and the first deal (Game.initial_state); chance symbolic."""
         enc, g = self.enc, self.g
-        Z, T, S = [], [], []
+        Z: list[Any] = []
+        T: list[Any] = []
+        S: list[Any] = []
         start: dict[int, list[int]] = {}
         for k, kd in enumerate(g.kinds):
             start.setdefault(enc.base[kd.start], []).extend([k] * kd.copies)

@@ -13,6 +13,7 @@ import z3
 
 from model import ir
 from model.codegen import Layout
+from model.types import Type
 
 from .terms import AND, B2I, EQ, ITE, KNOWN_BELOW, LE, LT, NOT, OR, SUM
 
@@ -99,11 +100,11 @@ class Enc:
         self.base = {z.name: self.layout.zone_base[z.name] for z in g.zones}
         self.codes: dict[str, int] = dict(codes or {})
         for values in g.enums.values():
-            for v in values:
-                self.code(v)
+            for value in values:
+                self.code(value)
         self.vtypes: dict[str, tuple[Any, int]] = {
-            "active": (ir.Type("player"), 1), "round": (ir.Type("int"), 1),
-            "last_actor": (ir.Type("player"), 1)}
+            "active": (Type("player"), 1), "round": (Type("int"), 1),
+            "last_actor": (Type("player"), 1)}
         self.per_vars = {v.name for v in g.vars if v.per is not None}
         for v in g.vars:
             self.vtypes[v.name] = (v.type, self.layout.var_count[v.name])
@@ -264,7 +265,7 @@ class Enc:
         return ITE(nonempty, held, EQ(t, self.canon[self.holds(i)]))
 
     def equal(self, a: SymState, b: SymState, skip: frozenset[str] = frozenset()) -> Any:
-        out = []
+        out: list[Any] = []
         for i in range(self.n_inst):
             out.extend(EQ(x, y) for x, y in zip(a.Z[i], b.Z[i], strict=True))
             if self.inst_pile[i]:

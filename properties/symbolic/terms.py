@@ -128,7 +128,7 @@ _INTS: dict[int, z3.IntNumRef] = session.cache()
 # z3's Python constructors (And, Or, Sum, If) coerce every argument to a common sort, which
 # dominated building the encoding of a large game; terms built here already have the right
 # sorts, so these call the C API directly when every argument is a term of one kind.
-def _kind(x: Any) -> type | None:
+def _kind(x: Any) -> type[Any] | None:
     """BoolRef or ArithRef (numerals included; the encoding has integers only), else None."""
     if isinstance(x, z3.BoolRef):
         return z3.BoolRef

@@ -365,6 +365,7 @@ def concrete_states(enc: Enc, trace: Trace) -> list[model.State]:
         state = g.initial_state(0, chance)
     else:
         # z3 may start from any well-formed state, reachable or not
+        assert trace.situation is not None, "a trace from a situation has one"
         state = g.state_from_dict(trace.situation, "<z3 witness>", checked=False)
     states = [state]
     for a in trace.actions:

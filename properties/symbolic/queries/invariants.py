@@ -226,9 +226,10 @@ def _invariants(game: model.Game, limit: float, names: Sequence[str] | None) -> 
                       and not (g[0] in names and G.by_effects(part, g[0]))]
             r, bad, m = G.first_failing(s, taken, iter(typing))
             if r == z3.unsat:
-                r, bad, m = G.first_failing(s, AND(taken, NOT(ends)), iter(others),
-                                         lambda name, n=n: (name in names
-                                                            and G.localized(one, n, name)))
+                def localized(name: str, n: Any = n) -> bool:
+                    return name in names and G.localized(one, n, name)
+
+                r, bad, m = G.first_failing(s, AND(taken, NOT(ends)), iter(others), localized)
             if r == z3.sat:
                 trace = situation_trace(game, M, m, one, n, None, None)
                 return Result("invariants", "witness", f"not inductive: {bad} fails after "

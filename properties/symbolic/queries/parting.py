@@ -179,7 +179,7 @@ class Correspondence:
         """The two states are alike: counts, tops of non-empty piles, variables, terminal."""
         en = self.en
         tr = self.state(so)
-        out = []
+        out: list[Any] = []
         for i in range(en.n_inst):
             out.extend(EQ(a, b) for a, b in zip(tr.Z[i], sn.Z[i], strict=True))
             if en.inst_pile[i]:

@@ -66,7 +66,7 @@ def rotate_values(enc: Any, values: dict, by: int = 1) -> dict:
 def rotate_events(enc: Any, events: list, by: int = 1) -> list:
     perm = seat_permutation(enc, by)
     P = enc.P
-    out = []
+    out: list[tuple[str, tuple[Any, ...]]] = []
     for op, args in events:
         match op:
             case "shuffle":

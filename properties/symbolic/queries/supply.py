@@ -197,8 +197,11 @@ def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None
     tried: list[rounds.Chained] = []
     units = min(units, int(clock.left() / 2))
     for _, i, j in kinds:
-        found = rounds.chain(game, clock, Budget(units // len(kinds)), goal,
-                             lambda o, nxt, i=i, j=j: nxt.Z[i][j], slots=enc.P)
+        def measure(o: Any, nxt: Any, i: int = i, j: int = j) -> Any:
+            return nxt.Z[i][j]
+
+        found = rounds.chain(game, clock, Budget(units // len(kinds)), goal, measure,
+                             slots=enc.P)
         tried.append(found)
         if found.trace is None:
             continue
