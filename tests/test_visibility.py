@@ -8,6 +8,7 @@ hides what the seat cannot see, keeps the rest, and a redeal changes only what i
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,74 @@ def test_a_bad_visibility_is_a_positioned_error(tmp_path: Path, old: str, new: s
     row = next(i for i, x in enumerate(lines, 1) if x == new)
     # the error points at the value of the key at fault
     assert (err.where.line, err.where.column) == (row, new.index(at) + len(at) + 2), err.where
+
+
+def test_the_default_is_everyone_and_a_spec_without_the_keys_compiles_as_before(
+        tmp_path: Path) -> None:
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(LAMA.replace(", sees: owner", "").replace(", sees: nobody", ""),
+                     encoding="utf-8")
+    g = model.load(plain, players=3)
+    assert {z.sees for z in g.ir.zones} == {"everyone"} and {z.top for z in g.ir.zones} == {None}
+    s = g.initial_state(5)
+    assert s.observation(1).to_dict()["zones"] == s.to_dict()["zones"]
+    assert s.redeal(1, random.Random(0)) == s
+    assert g.source == model.load(ROOT / "spec" / "lama.yaml", players=3).source
+
+
+def _hidden_lama(tmp_path: Path) -> model.Game:
+    text = LAMA.replace("  stock: {order: pile, holds: cards, cite: lama.en#L11}", STOCK) \
+        .replace("  hand: {order: bag, holds: cards, per: player, cite: lama.en#L11}", HAND)
+    path = tmp_path / "hidden.yaml"
+    path.write_text(text, encoding="utf-8")
+    return model.load(path, players=3)
+
+
+def test_an_observation_shows_own_zones_and_counts_the_hidden_ones() -> None:
+    g = model.load("lama", players=3)
+    if {z.name: z.sees for z in g.ir.zones}.get("hand") != "owner":
+        pytest.skip("the shipped spec does not hide hands")
+    s = g.initial_state(11)
+    d, o = s.to_dict(), s.observation(1).to_dict()
+    assert o["zones"]["hand"][1] == d["zones"]["hand"][1]
+    assert o["zones"]["hand"][0] == {"hidden": sum(d["zones"]["hand"][0].values())}
+    assert o["zones"]["stock"] == {"hidden": len(d["zones"]["stock"])}
+    assert o["zones"]["discard"] == d["zones"]["discard"]
+    assert o["vars"] == d["vars"] and o["active"] == d["active"] and o["as"] == 1
+    assert "seed" not in o and "step" not in o
+
+
+def test_a_redeal_keeps_the_observation_and_moves_only_hidden_items(tmp_path: Path) -> None:
+    g = _hidden_lama(tmp_path)
+    s = g.initial_state(3)
+    seen = s.observation(0)
+    assert hash(seen) == hash(s.observation(0)) and seen == s.observation(0)
+    other = s.redeal(0, random.Random(1))
+    assert other != s, "the hidden hands and stock should have been dealt anew"
+    assert other.observation(0) == seen
+    assert other.observation(1) != s.observation(1), "seat 1 sees its own hand change"
+    assert g.total_counts(other) == g.total_counts(s)
+    d, e = s.to_dict()["zones"], other.to_dict()["zones"]
+    assert e["hand"][0] == d["hand"][0] and e["discard"] == d["discard"]
+    assert [sum(h.values()) for h in e["hand"]] == [sum(h.values()) for h in d["hand"]]
+    assert len(e["stock"]) == len(d["stock"])
+
+
+def test_a_seen_top_stays_on_top_and_shows(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "  stock:",
+                    "  stock: {order: pile, holds: cards, sees: nobody, top: everyone}")
+    g = model.load(path, players=3)
+    s = g.initial_state(2)
+    top = s.to_dict()["zones"]["stock"][-1]
+    assert s.observation(2).to_dict()["zones"]["stock"] == {
+        "hidden": len(s.to_dict()["zones"]["stock"]), "top": top}
+    for seed in range(5):
+        other = s.redeal(2, random.Random(seed))
+        assert other.to_dict()["zones"]["stock"][-1] == top
+        assert other.observation(2) == s.observation(2)
+
+
+def test_no_seat_outside_the_table() -> None:
+    s = model.load("lama", players=3).initial_state(0)
+    with pytest.raises(SpecError, match="no seat 3"):
+        s.observation(3)
