@@ -133,3 +133,55 @@ def test_no_seat_outside_the_table() -> None:
     s = model.load("lama", players=3).initial_state(0)
     with pytest.raises(SpecError, match="no seat 3"):
         s.observation(3)
+
+
+# ----------------------------------------------------------------- --as P
+def _run(*args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from properties.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_play_as_a_seat_shows_its_own_hand_and_counts_the_others() -> None:
+    code, full = _run("play", "lama", "-p", "3", "--seed", "2", "--max-actions", "4")
+    code_as, seen = _run("play", "lama", "-p", "3", "--seed", "2", "--max-actions", "4",
+                         "--as", "1")
+    assert code == code_as == 0, seen
+    assert "as player 1 sees it" in seen and "stock: 37 hidden" in seen
+    own = next(x for x in full.splitlines() if x.startswith("  player 1:"))
+    assert own in seen.splitlines()  # seat 1's own hand, as the full trace shows it
+    other = next(x for x in full.splitlines() if x.startswith("  player 0:"))
+    assert other not in seen and "  player 0: hand 6 hidden;" in seen
+    # the same game: the same actions, one a line
+    actions = [x.split(": ", 1)[1] for x in full.splitlines() if ". r1 p" in x]
+    assert actions == [x.split(": ", 1)[1] for x in seen.splitlines() if ". r1 p" in x]
+
+
+def test_play_as_json_gives_the_observation_and_a_bad_seat_is_a_usage_error() -> None:
+    import json
+
+    code, out = _run("play", "lama", "-p", "3", "--max-actions", "2", "--json", "--as", "0")
+    data = json.loads(out)
+    assert code == 0 and data["as"] == 0 and data["final"]["as"] == 0
+    assert data["final"]["zones"]["hand"][1] == {"hidden": data["final"]["zones"]["hand"][1]
+                                                ["hidden"]}
+    assert "seed" not in data["final"]
+    code, out = _run("play", "lama", "-p", "3", "--as", "3")
+    assert code == 2 and "no seat 3: the seats are 0 to 2" in out
+
+
+def test_legal_and_replay_as_a_seat(tmp_path: Path) -> None:
+    situation = tmp_path / "s.yaml"
+    code, out = _run("deal", "lama", "-p", "3", "--seed", "4")
+    situation.write_text(out, encoding="utf-8")
+    code, out = _run("legal", "lama", "-p", "3", "--state", str(situation), "--as", "2")
+    assert code == 0 and "as player 2 sees it" in out
+    assert "- draw: stock 37 hidden -> 36 hidden; hand[0] 6 hidden -> 7 hidden" in out
+    witness = sorted((ROOT / "spec" / "witnesses").glob("lama-*.yaml"))[0]
+    code, out = _run("replay", str(witness), "--as", "0")
+    assert "as player 0 sees it" in out and " hidden" in out, out
+    code, out = _run("replay", str(witness), "--as", "9")
+    assert code == 2 and "no seat 9" in out
