@@ -87,7 +87,9 @@ class Observer:
     def redeal(self, z: Sequence[list[int]], rng: Shuffler) -> list[list[int]]:
         """Zones with the same observation as `z`: the items of each class that lie where
         the seat cannot see them (a hidden pile's top, when seen, stays) shuffled with
-        `rng` and dealt back, each hidden zone getting as many as it had."""
+        `rng` and dealt back, each hidden zone getting as many as it had. The hidden items
+        are sorted before the shuffle, so two states with the same observation give the
+        same zones for the same `rng`: what is drawn depends on what the seat sees alone."""
         new = [list(c) for c in z]
         hidden = [i for i, (_, whole, _) in enumerate(self.slots) if not whole]
         for holds in ("cards", "tokens"):
@@ -102,6 +104,7 @@ class Observer:
                     items = [k for k, c in enumerate(new[i]) for _ in range(c)]
                 pool += items
                 sizes.append(len(items))
+            pool.sort()  # so the result depends on what is hidden, not where it lay
             rng.shuffle(pool)
             at = 0
             for i, n in zip(mine, sizes, strict=True):
