@@ -229,7 +229,8 @@ def test_the_greedy_choice_is_the_same_in_states_that_look_the_same(tmp_path: Pa
         options = s.legal_actions()
         assert other.legal_actions() == options
 
-        def choice(who: Greedy, state: model.State) -> model.Action:
+        def choice(who: Greedy, state: model.State,
+                   options: list[model.Action] = options) -> model.Action:
             return who.choose([z[:] for z in state.z], list(state.v), options,
                               lambda n: 0, random.Random(1), g.chance(0, -2))
 
@@ -237,3 +238,47 @@ def test_the_greedy_choice_is_the_same_in_states_that_look_the_same(tmp_path: Pa
         differs += choice(cheat, s) != choice(cheat, other)
     # the check can fail: choosing with the real hands and stock does tell them apart
     assert differs > 0
+
+
+# ----------------------------------------------------------------- the property
+MUTANT = ROOT / "tests" / "mutants" / "lama_draw_peeks.yaml"
+
+
+@pytest.mark.parametrize("spec", ["lama", "kadabra", "lambada", "slambo"])
+def test_the_shipped_specs_choose_from_what_the_chooser_sees(spec: str) -> None:
+    from properties.concrete.playout import play_games
+
+    for n in sorted({2, model.load_ir(spec, players=2).max_players}):
+        batch = play_games(model.load(spec, players=n), 0, 8)
+        assert "observation" not in batch.findings, batch.findings["observation"].message
+
+
+def test_a_guard_that_reads_a_hidden_card_fails_the_observation_property() -> None:
+    from properties.concrete.playout import play_games
+
+    batch = play_games(model.load(MUTANT, players=3), 0, 10)
+    found = batch.findings.get("observation")
+    assert found is not None, "the mutant's draw reads the face-down stock: it must fail"
+    assert "player " in found.message and "legal actions depend on what they cannot see" \
+        in found.message and "stock" in found.message and "draw" in found.message, found.message
+    assert set(batch.findings) == {"observation"}, batch.findings  # nothing else is broken
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_the_state_machine_finds_it_and_replay_reproduces_it(players: int,
+                                                             tmp_path: Path) -> None:
+    from properties.concrete import trace as tr
+    from properties.concrete.stateful import Config, run_config
+
+    outcome = run_config(MUTANT, Config(players=players), "ci", checks=["observation"])
+    found = outcome["observation"]
+    assert found.status == "fails", found.message
+    assert found.trace is not None and len(found.trace.actions) <= 10, found.trace
+    data = found.replay
+    path = tmp_path / "peek.yaml"
+    tr.write_replay(path, spec=data["spec"], players=data["players"], seed=0,
+                    variants=data["variants"], actions=data["actions"], note=found.message,
+                    shuffles=data["shuffles"], prop="observation")
+    code, out = _run("replay", str(path), "--quiet")
+    assert code == 1 and "reproduced: observation fails" in out, out
+    assert "legal actions depend on what they cannot see" in out
