@@ -97,6 +97,10 @@ def test_an_observation_shows_own_zones_and_counts_the_hidden_ones() -> None:
     assert o["zones"]["discard"] == d["zones"]["discard"]
     assert o["vars"] == d["vars"] and o["active"] == d["active"] and o["as"] == 1
     assert "seed" not in o and "step" not in o
+    data, stock = s.observation(1), g.layout.zone_base["stock"]
+    assert isinstance(data, model.Observation) and data.player == 1
+    assert data.zones[stock] == model.Hidden(len(d["zones"]["stock"]), None)
+    assert data.vars == s.v and data.terminal is False
 
 
 def test_a_redeal_keeps_the_observation_and_moves_only_hidden_items(tmp_path: Path) -> None:
