@@ -68,6 +68,7 @@ class Observer:
             for j in range(layout.zone_count[z.name]):
                 owner = j if z.per == "player" else None
                 self.slots.append((z, *z.shows(player, owner)))
+        #: some zone is hidden from the seat (else an observation is the state itself)
         self.blind = not all(whole for _, whole, _ in self.slots)
 
     def observe(self, z: Sequence[list[int]], v: Sequence[Any], terminal: bool) -> Observation:
