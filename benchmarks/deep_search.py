@@ -7,20 +7,28 @@ it explored and at what rate, and the witness's length. A found shortage is conf
 with the z3 check of that step, as the query does. The search never reads the spec's
 `witness:` files, so this is what a designer gets for a new rule change.
 
-    python benchmarks/deep_search.py [--budget STATES] [GAME ...]
+With `--z3-rounds`, a supply row the search does not find (or finds longer than the
+supply query's READABLE) is asked of z3 choosing rounds one after another too
+(`queries/rounds.py`, the supply query's next step), with its length and time.
+
+    python benchmarks/deep_search.py [--budget STATES] [--z3-rounds] [GAME ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import time
 
 import model
 from model.ir import expectation_for
 from model.schema import SPEC_DIR
 from properties.search import goals
-from properties.symbolic.queries.common import Clock
+from properties.symbolic.queries import rounds
+from properties.symbolic.queries.common import RLIMIT, Clock
 from properties.symbolic.queries.supply import shortages
+
+supply = importlib.import_module("properties.symbolic.queries.supply")
 
 SEARCHES = ("z3_supply", "z3_game_cycle", "z3_round_bound")
 
@@ -38,6 +46,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="*", default=sorted(p.stem for p in SPEC_DIR.glob("*.yaml")))
     ap.add_argument("--budget", type=int, default=150_000, help="states per search")
+    ap.add_argument("--z3-rounds", action="store_true",
+                    help="ask z3 for rounds one after another where the search falls short")
     args = ap.parse_args()
     found = total = 0
     print(f"{'game':<8} {'p':>2} {'property':<15} {'result':<8} {'seconds':>8} {'states':>8} "
@@ -58,6 +68,15 @@ def main() -> None:
                 length = hit.node.depth if hit is not None else "-"
                 print(f"{gid:<8} {n:>2} {prop:<15} {'found' if hit else 'none':<8} {dt:8.1f} "
                       f"{explored.states:>8} {explored.states / dt:9.0f} {length:>7}")
+                short = hit is None or hit.node.depth > supply.READABLE
+                if args.z3_rounds and prop == "z3_supply" and short:
+                    t0 = time.perf_counter()
+                    res, tried = supply._chained_shortage(game, Clock(RLIMIT), None)
+                    dt = time.perf_counter() - t0
+                    found += hit is None and res is not None
+                    print(f"{'':<8} {'':>2} {'  z3 rounds':<15} "
+                          f"{'found' if res else 'none':<8} {dt:8.1f} {'':>8} {'':>9} "
+                          f"{res.bound if res else '-':>7}  {rounds.tried_text(tried)}")
     print(f"found {found} of {total} declared failures with a budget of {args.budget} states")
 
 

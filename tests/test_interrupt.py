@@ -38,3 +38,20 @@ def test_ctrl_c_stops_check_within_two_seconds_and_says_what_was_kept(tmp_path: 
     assert took < 2.0, f"took {took:.1f} s to stop"
     assert "interrupted:" in err and "jobs had finished" in err, err
     assert "Traceback" not in err and "Aborted!" not in err, err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pipes closed early")
+def test_a_reader_that_stops_reading_ends_the_command_silently_with_141() -> None:
+    """`rulespec play lama -p 2 | head -1`: the output's reader goes away; that is not a
+    bug in rulespec (exit 4) and prints nothing on stderr."""
+    cmd = [sys.executable, "-m", "properties.cli", "play", "lama", "-p", "2",
+           "--max-actions", "10000"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as head does after its line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert first
+    assert proc.returncode == 141, err
+    assert err == ""

@@ -377,7 +377,8 @@ def test_a_recorded_witness_without_a_shortage_is_not_taken(tmp_path: Path) -> N
     assert "recorded witness" not in res.detail
     assert res.status in ("bounded", "witness"), res.detail
     assert res.found_by in (None, "z3", "search")
-    assert res.found_by != "z3" or res.bound == 5
+    # z3 finds the five quits step by step, or, choosing whole rounds, the round of six
+    assert res.found_by != "z3" or res.bound in (5, 6)
 
 
 def test_a_declared_failure_that_is_not_shown_says_so_in_the_summary() -> None:

@@ -2,8 +2,9 @@
 show-code.
 
 Exit codes: 0 success; 1 a property failed (or an action was illegal); 2 a bad spec,
-situation file or bad arguments; 4 a bug in rulespec (bug.py). A user's mistake is one
-clear line on stderr, never a Python traceback.
+situation file or bad arguments; 4 a bug in rulespec (bug.py); 130 interrupted; 141 the
+output's reader went away (`| head`), silently. A user's mistake is one clear line on
+stderr, never a Python traceback.
 """
 
 from __future__ import annotations
@@ -75,6 +76,18 @@ SECONDS = Finite(min=0, min_open=True)
 COUNT = click.IntRange(min=1)
 
 
+#: The exit code when the output's reader goes away, as for a process SIGPIPE stops
+#: (128 + 13), beside 130 for an interrupt.
+EXIT_BROKEN_PIPE = 141
+
+
+def _stop_writing() -> None:
+    """Send what is left of the output nowhere, so that the interpreter's last flush does
+    not fail on the closed pipe too."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 class _Group(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta["rulespec.argv"] = list(args)  # for a bug report (bug.py)
@@ -89,6 +102,9 @@ class _Group(click.Group):
                 sys.exit(exc.exit_code)
             except (click.ClickException, click.exceptions.Exit, click.Abort):
                 raise
+            except BrokenPipeError:  # the reader stopped reading (`| head`): not a bug
+                _stop_writing()
+                sys.exit(EXIT_BROKEN_PIPE)
             except Exception as exc:  # not the user's fault: a bug in rulespec
                 report_bug(exc, ctx.meta.get("rulespec.argv", ()))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import attrs
 
 import model
-from model import SpecError, Where, ir
+from model import IllegalAction, ModelError, SpecError, State, Where, ir
 from model.loader import _read_spec, any_player_count, find_rulebook, rulebook_folders
 from model.source import read_text
 
@@ -54,6 +54,9 @@ class Answered:
     situation: Path
     players: int
     state: dict = attrs.field(eq=False)
+    #: the situation as the model loads it, then the state after each step of the example
+    #: the model can take (for drawing the table, `table.py`)
+    states: tuple[State, ...] = attrs.field(default=(), eq=False)
 
     @property
     def id(self) -> str:
@@ -128,7 +131,23 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
 def _answered(path: Path, c: ir.Clarification) -> Answered:
     situation = situation_path(path, c.example)
     data = read_situation(situation)
-    return Answered(c, situation, int(data["players"]), data)
+    return Answered(c, situation, int(data["players"]), data,
+                    tuple(_example_states(path, c.example, situation, data)))
+
+
+def _example_states(path: Path, e: ir.Example, situation: Path, data: dict
+                    ) -> list[State]:
+    """The situation of an example as the model loads it, then the state after each of its
+    steps, as far as the model takes them (the test suite checks that it takes them all:
+    `properties.concrete.clarify.example_problems`)."""
+    game = model.load(str(path), players=int(data["players"]), variants=e.variants)
+    states = [game.state_from_dict(data, str(situation))]
+    for step in e.steps:
+        try:
+            states.append(states[-1].apply(game.parse_action(step.do)))
+        except (IllegalAction, ModelError):  # the example's own check reports it
+            break
+    return states
 
 
 def _default_players(path: Path) -> int:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from model import ir
+from model import State, ir
 
 from ..concrete.text_safety import code_span as _code
 from ..concrete.text_safety import markdown_text as _md
-from . import commands
+from . import commands, table
 from .effects import Declared, effect_text
 from .entries import Answered, GameFaq, Parting, Question
 
@@ -29,17 +29,29 @@ def render(faq: GameFaq) -> str:
              "before the step where they part, and what each reading does at that step — or, "
              "where they never part, what was proved."
              + (" The last section answers the questions the rulebooks do settle, each with "
-                "an example the test suite plays on the model." if faq.answered else ""), ""]
+                "an example the test suite plays on the model." if faq.answered else "")
+             + " " + TABLE_WORDS, ""]
     for q in faq.questions:
         lines += list(_question(faq, q))
     if faq.answered:
         lines += ["## Questions the rulebooks answer", ""]
+        legend = table.legend(faq.spec)
         for a in faq.answered:
-            lines += list(_answered(a))
+            lines += list(_answered(a, legend))
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _answered(a: Answered) -> Iterator[str]:
+#: How the FAQ draws a table, said once at the top of each page.
+TABLE_WORDS = ("The table at a parting step, and the situation an example starts from, is drawn "
+               "as cards, piles and chips: each pile with the card on top and how many it "
+               "holds, each player's hand and other zones as cards (a kind with ×N for N "
+               "copies), tokens by kind and count; a variable is listed only where it is not "
+               "at its starting value, with the spec's note saying what it means; what the "
+               "step before changed is in bold. Every card is shown, face-down ones too (the "
+               "spec does not say who may see what).")
+
+
+def _answered(a: Answered, legend: table.Legend | None = None) -> Iterator[str]:
     c, e = a.clarification, a.clarification.example
     yield f"### {_md(c.question)}"
     yield ""
@@ -48,25 +60,49 @@ def _answered(a: Answered) -> Iterator[str]:
     yield ""
     yield _md(c.answer, starts_line=True)
     yield ""
-    under = (" under " + _md(", ".join(f"{k}={v}" for k, v in e.variants.items()))
-             if e.variants else "")
-    yield f"Example: the situation {_code(a.situation.name)} ({a.players} players{under})."
-    yield from (f"- {line}" for line in example_lines(e))
+    yield f"Example, {example_heading(a)}"
+    if a.states:
+        yield from table.markdown_lines(table.build(a.states[0], None, legend))
+        yield ""
+        yield "What the model does there:"
+    yield from (f"- {line}" for line in example_lines(e, a.states, legend))
     yield ""
 
 
-def example_lines(e: ir.Example) -> Iterator[str]:
-    """What an example shows, a sentence each: the legal actions, those refused, the steps."""
+def example_heading(a: Answered) -> str:
+    """`3 players (under ID=READING): NOTE` — the situation's players, variants and note
+    (Markdown; the note is the situation file's own words)."""
+    e = a.clarification.example
+    under = (" under " + _md(", ".join(f"{k}={v}" for k, v in e.variants.items()))
+             if e.variants else "")
+    note = a.state.get("note")
+    return (f"{a.players} players{under}"
+            + (f": {_md(str(note).rstrip('.'))}." if isinstance(note, str) and note.strip()
+               else ":"))
+
+
+def example_lines(e: ir.Example, states: tuple[State, ...] = (),
+                  legend: table.Legend | None = None) -> Iterator[str]:
+    """What an example shows, a sentence each: the legal actions, those refused, the steps
+    (what each changes on the table, where the model took it: `step_changes`)."""
     if e.legal is not None:
         yield f"The legal actions are {_actions(tuple(e.legal))}."
     if e.illegal:
         yield f"{_actions(e.illegal)} {'is' if len(e.illegal) == 1 else 'are'} not allowed."
-    for step in e.steps:
-        shown = "; ".join(_expected(step.expect))
-        yield _code(step.do) + (f": then {shown}." if shown else ".")
+    for i, step in enumerate(e.steps):
+        if i + 1 < len(states):
+            shown = [_md(phrase(what, now))
+                     for what, now in step_changes(states[i], states[i + 1], step, legend)]
+            if "legal" in step.expect:
+                shown.append(f"the legal actions are {_actions(tuple(step.expect['legal']))}")
+            shown_text = "; ".join(shown)
+        else:
+            shown_text = "; ".join(expected_lines(step.expect))
+        yield _code(step.do) + (f": then {shown_text}." if shown_text else ".")
 
 
-def _expected(expect: dict[str, Any]) -> Iterator[str]:
+def expected_lines(expect: dict[str, Any]) -> Iterator[str]:
+    """An example step's expectations as written (where the model did not take the step)."""
     for key, value in expect.items():
         if key in ("zones", "vars"):
             yield from (_md(f"{name} {v}") for name, v in value.items())
@@ -76,6 +112,42 @@ def _expected(expect: dict[str, Any]) -> Iterator[str]:
             yield f"the legal actions are {_actions(tuple(value))}"
         else:
             yield _md(f"{key} {value}")
+
+
+def phrase(what: str, now: str) -> str:
+    """One change a step made, as plain words: `player 1 to act`, `round 2`, `won by
+    player 0`, else `WHAT: NOW`."""
+    if what == "to act":
+        return f"{now} to act"
+    if what == "the round":
+        return f"round {now}"
+    if what == "the winners":
+        return f"won by {now}"
+    return f"{what}: {now}"
+
+
+#: What an example's `expect` names, as the entries of the table (`table.differences`).
+_EXPECTED = {"active": ("to act",), "round": ("the round", "to act"),
+             "terminal": ("to act", "the winners"), "winners": ("the winners",),
+             "scores": ("score",)}
+
+
+def step_changes(before: State, after: State, step: ir.ExampleStep,
+                 legend: table.Legend | None = None, most: int = 6) -> list[tuple[str, str]]:
+    """What one step of an example changes on the table (what, as it is now): the entries
+    its `expect` names (its zones, variables and counts, the scores, who is to act, the
+    round, the game's end), or, where it names none of them, every change (at most `most`)."""
+    found = table.differences(after, before, legend)
+    named: set[str] = set()
+    for key in step.expect:
+        named.update(_EXPECTED.get(key, ()))
+        if key in ("zones", "vars", "counts"):
+            named.update(table.label(n) for n in step.expect[key])
+    picked = [(w, a) for w, a, _ in found
+              if w in named or w.rpartition("'s ")[2] in named]
+    if picked or named:
+        return picked
+    return [(w, a) for w, a, _ in found[:most]]
 
 
 def _question(faq: GameFaq, q: Question) -> Iterator[str]:
@@ -108,7 +180,8 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
            f"{start_text(faq, p)}{_before(p)}.")
     where = "at the deal" if p.at_deal else f"at step {p.step}"
-    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p)}"
+    legend = table.legend(faq.spec)
+    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
     yield from (_property(d) for d in p.properties)
@@ -116,6 +189,10 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         ruling, reading = replay_commands(faq, q, p)
         yield (f"  Replay: {_code(ruling)} shows this game under the ruling, "
                f"{_code(reading)} under that reading.")
+    shown = parting_table(p, legend)
+    if shown is not None:  # last: a line after the nested list would continue its last item
+        yield f"  {table_caption(q, p)}:"
+        yield from (f"  {line}" for line in table.markdown_lines(shown))
 
 
 def _property(d: Declared) -> str:
@@ -180,16 +257,39 @@ def _store_path(faq: GameFaq, name: str) -> str:
     return path.relative_to(root).as_posix() if root in path.parents else str(path)
 
 
-def what_differs(q: Question, p: Parting) -> str:
+def parting_table(p: Parting, legend: table.Legend | None = None) -> table.Table | None:
+    """The table where the readings part: at the parting step, with what the step before
+    changed marked; where the deals differ, the ruling's deal with what the reading deals
+    otherwise marked."""
+    if p.at_deal and len(p.after) == 2:
+        return table.build(p.after[0], p.after[1], legend)
+    if not p.states:
+        return None
+    return table.build(p.states[-1], p.states[-2] if len(p.states) > 1 else None, legend)
+
+
+def table_caption(q: Question, p: Parting) -> str:
+    """What `parting_table` shows, in a few words (Markdown)."""
+    if p.at_deal:
+        return (f"The deal under the ruling (in bold what {_code(p.reading)} deals "
+                "otherwise)")
+    if len(p.states) > 1 and p.steps:
+        last = p.steps[-1]
+        return (f"The table at step {p.step} (in bold what step {p.step - 1}, p{last.player} "
+                f"{_code(last.action)}, changed)")
+    return f"The table at step {p.step}, as dealt"
+
+
+def what_differs(q: Question, p: Parting, legend: table.Legend | None = None) -> str:
     """One sentence: the legal actions each reading allows, or the outcome of the action."""
     if p.at_deal:
-        return "the deals differ: " + _listed(p) + (
+        return "the deals differ: " + _listed(p, legend) + (
             "; so " + _legal_text(p) if p.ruling_legal != p.reading_legal else ".")
     if p.ruling_legal != p.reading_legal:
         return _legal_text(p)
     ending = round_ending(p)
     return (f"both allow the same actions, but after {_code(p.action)}"
-            + (f", which {ending}" if ending else "") + f": {_listed(p)}.")
+            + (f", which {ending}" if ending else "") + f": {_listed(p, legend)}.")
 
 
 def _legal_text(p: Parting) -> str:
@@ -197,11 +297,16 @@ def _legal_text(p: Parting) -> str:
             f"{_actions(p.reading_legal)}.")
 
 
-def _listed(p: Parting) -> str:
-    diffs = "; ".join(f"{what} {a} under the ruling, {b} under {_code(p.reading)}"
-                      for what, a, b in p.differences[:4])
-    more = f" (and {len(p.differences) - 4} more)" if len(p.differences) > 4 else ""
+def _listed(p: Parting, legend: table.Legend | None = None) -> str:
+    """What differs after the parting action (or in the deals), as a player sees it."""
+    found = (table.differences(p.after[0], p.after[1], legend) if len(p.after) == 2
+             else list(p.differences))
+    under = _code(p.reading)
+    diffs = "; ".join(f"{_md(what)}: {_md(a)} under the ruling, {_md(b)} under {under}"
+                      for what, a, b in found[:4])
+    more = f" (and {len(found) - 4} more)" if len(found) > 4 else ""
     return f"{diffs}{more}"
+
 
 
 def _actions(actions: tuple[str, ...]) -> str:

@@ -93,6 +93,12 @@ class Parting:
     effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
     at_deal: bool = False  # the deals differ (the set-up rules do)
     properties: tuple[str, ...] = attrs.field(default=(), eq=False)  # declared to fail
+    #: the states under the ruling from the deal to the parting step (the last one is where
+    #: they part), for drawing the table (`table.py`)
+    states: tuple[State, ...] = attrs.field(default=(), eq=False)
+    #: after `action` (or, where the deals differ, the deals): under the ruling, under the
+    #: reading
+    after: tuple[State, ...] = attrs.field(default=(), eq=False)
 
     @property
     def parted(self) -> bool:
@@ -294,7 +300,8 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
         return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
                        (), last_o.active_player, last_o.to_dict(), tuple(legal_o),
                        tuple(legal_n), None,
-                       tuple(_differences(last_o.game, last_o, last_n)), at_deal=True)
+                       tuple(_differences(last_o.game, last_o, last_n)), at_deal=True,
+                       after=(last_o, last_n))
     if actions and observe(last_o) != observe(last_n):
         before = old[-2]
         steps = _steps(old, actions[:-1], old_ends)
@@ -302,11 +309,12 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
                        steps, before.active_player, before.to_dict(),
                        tuple(_legal(before)), tuple(_legal(new[-2])), actions[-1],
                        tuple(_differences(before.game, last_o, last_n)),
-                       ends=(old_ends[-1], new_ends[-1]))
+                       ends=(old_ends[-1], new_ends[-1]), states=tuple(old[:-1]),
+                       after=(last_o, last_n))
     steps = _steps(old, actions, old_ends)
     return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
                    steps, last_o.active_player, last_o.to_dict(), tuple(legal_o),
-                   tuple(legal_n))
+                   tuple(legal_n), states=tuple(old))
 
 
 def _seed(data: dict[str, Any]) -> int | None:

@@ -17,10 +17,21 @@ from pathlib import Path
 from model.safe_write import make_folder, write_text
 
 from ..compare import phone
+from . import table
 from .citations import Citation
 from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
-from .markdown import FOUND_BY, example_lines, replay_commands, round_ending, start_text
+from .markdown import (
+    FOUND_BY,
+    expected_lines,
+    parting_table,
+    phrase,
+    replay_commands,
+    round_ending,
+    start_text,
+    step_changes,
+)
+from .partings import Step
 
 STYLE = (Path(__file__).parent / "site.css").read_text(encoding="utf-8")
 
@@ -89,12 +100,13 @@ def _game(faq: GameFaq) -> str:
         body += list(_question(faq, q))
     if faq.answered:
         body.append('<h2 id="answered">Questions the rulebooks answer</h2>')
+        legend = table.legend(faq.spec)
         for a in faq.answered:
-            body += list(_answered(a))
+            body += list(_answered(a, legend))
     return _page(f"{faq.title}: clarified rules", body)
 
 
-def _answered(a: Answered) -> Iterator[str]:
+def _answered(a: Answered, legend: table.Legend) -> Iterator[str]:
     c, e = a.clarification, a.clarification.example
     yield f'<section id="c-{escape(c.id)}"><h3>{escape(c.question)}</h3>'
     cites = ", ".join(_cite_link(x) for x in c.cite)
@@ -103,12 +115,61 @@ def _answered(a: Answered) -> Iterator[str]:
     yield f"<p>{escape(c.answer)}</p>"
     under = (" under " + ", ".join(f"{k}={v}" for k, v in e.variants.items())
              if e.variants else "")
-    yield (f'<div class="example"><p>Example: the situation <code>{escape(a.situation.name)}'
-           f"</code> ({a.players} players{escape(under)}), player {a.state.get('active', 0)} "
-           "to act.</p>")
-    yield _state_table(a.state, a.state.get("active", 0), set())
-    yield "<ul>" + "".join(f"<li>{_inline(line)}</li>" for line in example_lines(e)) + "</ul></div>"
+    note = a.state.get("note")
+    note_text = f": {escape(note)}" if isinstance(note, str) and note.strip() else ""
+    yield (f'<div class="example"><p>Example, {a.players} players{escape(under)}'
+           f"{note_text}</p>")
+    if a.states:
+        yield table.html(table.build(a.states[0], None, legend))
+    yield "<ul>" + "".join(f"<li>{x}</li>" for x in _example_items(a, legend)) + "</ul></div>"
     yield "</section>"
+
+
+def _example_items(a: Answered, legend: table.Legend) -> Iterator[str]:
+    """The example's legal and refused actions and its steps, each with what it changes
+    on the table (HTML)."""
+    e = a.clarification.example
+    if e.legal is not None:
+        yield f"The legal actions are {_codes(e.legal)}."
+    if e.illegal:
+        yield f"{_codes(e.illegal)} {'is' if len(e.illegal) == 1 else 'are'} not allowed."
+    for i, step in enumerate(e.steps):
+        if i + 1 < len(a.states):
+            shown = [escape(phrase(w, v))
+                     for w, v in step_changes(a.states[i], a.states[i + 1], step, legend)]
+            if "legal" in step.expect:
+                shown.append(f"the legal actions are {_codes(step.expect['legal'])}")
+        else:
+            shown = [_inline(x) for x in expected_lines(step.expect)]
+        yield f"<code>{escape(step.do)}</code>" + (f": then {'; '.join(shown)}."
+                                                   if shown else ".")
+
+
+#: How many actions before the parting step show the whole table they were taken at
+#: (folded); every action shows what it changed.
+TABLES_BEFORE = 5
+
+
+def _step_item(p: Parting, n: int, s: Step, legend: table.Legend) -> str:
+    """One action before the parting step: what it changed on the table, and for the last
+    few the table it was taken at (folded)."""
+    text = (f"player {s.player}: <code>{escape(s.action)}</code>"
+            + (f" — the round ends: {escape('; '.join(s.ended))}" if s.ended else ""))
+    if n + 1 < len(p.states):
+        found = table.differences(p.states[n + 1], p.states[n], legend)
+        if found:
+            more = f" (and {len(found) - 6} more)" if len(found) > 6 else ""
+            text += ('<br><span class="muted">then ' + "; ".join(
+                escape(phrase(w, now)) for w, now, _ in found[:6]) + f"{more}</span>")
+    if len(p.steps) - TABLES_BEFORE <= n < len(p.states):
+        before = p.states[n - 1] if n else None
+        text += ('<details class="steps"><summary>the table it was taken at</summary>'
+                 + table.html(table.build(p.states[n], before, legend)) + "</details>")
+    return f"<li>{text}</li>"
+
+
+def _codes(actions: Iterable[str]) -> str:
+    return ", ".join(f"<code>{escape(str(x))}</code>" for x in actions) or "nothing"
 
 
 def _inline(text: str) -> str:
@@ -143,36 +204,34 @@ def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         return
     yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
            f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
+    legend = table.legend(faq.spec)
     if p.steps:
-        yield "<ol>" + "".join(f"<li>player {s.player}: <code>{escape(s.action)}</code>"
-                               + (f" — the round ends: {escape('; '.join(s.ended))}"
-                                  if s.ended else "") + "</li>"
-                               for s in p.steps) + "</ol>"
+        yield "<ol>" + "".join(_step_item(p, n, s, legend) for n, s in enumerate(p.steps))\
+            + "</ol>"
     where = "The deal: the readings part here (they deal differently)." if p.at_deal else \
         f"Step {p.step}: the readings part here."
     ending = _inline(round_ending(p))
     yield (f'<div class="part"><p><strong>{where}</strong> '
            f"Player {p.active} is to act." + (f" <code>{escape(p.action or '')}</code> {ending}."
                                               if ending else "") + "</p>")
-    changed = {d[0].split("[")[0] for d in p.differences}
-    yield _state_table(p.state, p.active, changed)
+    shown = parting_table(p, legend)
+    if shown is not None:
+        yield table.html(shown)
     yield '<div class="side">'
-    if p.at_deal:
-        for label, column in ((f"ruling {q.ruling}", 1), (p.reading, 2)):
-            rows = "".join(f"<tr><td>{escape(d[0])}</td><td>{escape(d[column])}</td></tr>"
-                           for d in p.differences)
-            yield (f"<div><p>The deal under <strong>{escape(label)}</strong>:</p>"
-                   f'<table class="state">{rows}</table></div>')
-    elif p.ruling_legal != p.reading_legal:
+    if p.ruling_legal != p.reading_legal and not p.at_deal:
         for name, legal in ((f"ruling {q.ruling}", p.ruling_legal), (p.reading, p.reading_legal)):
             yield (f"<div><p><strong>{escape(name)}</strong> allows:</p><p>"
-                   + (", ".join(f"<code>{escape(a)}</code>" for a in legal) or "nothing") + "</p></div>")
+                   + _codes(legal) + "</p></div>")
     else:
+        found = (table.differences(p.after[0], p.after[1], legend) if len(p.after) == 2
+                 else list(p.differences))
         for label, column in ((f"ruling {q.ruling}", 1), (p.reading, 2)):
             rows = "".join(f"<tr><td>{escape(d[0])}</td><td>{escape(d[column])}</td></tr>"
-                           for d in p.differences)
-            yield (f"<div><p>After <code>{escape(p.action or '')}</code>, under "
-                   f"<strong>{escape(label)}</strong>:</p><table class=\"state\">{rows}</table></div>")
+                           for d in found)
+            what = ("The deal under" if p.at_deal
+                    else f"After <code>{escape(p.action or '')}</code>, under")
+            yield (f"<div><p>{what} <strong>{escape(label)}</strong>:</p>"
+                   f'<table class="state">{rows}</table></div>')
     yield "</div></div>"
     if p.effect is not None:
         yield f'<p class="effect"><strong>What it does to play.</strong> {escape(effect_text(p.effect))}</p>'
@@ -189,31 +248,6 @@ def _properties(p: Parting) -> Iterator[str]:
     for d in p.properties:
         yield (f'<p class="effect"><strong>Property</strong> (declared in the spec, checked by '
                f"<code>{escape(d.command)}</code>): {_inline(d.text)}</p>")
-
-
-def _state_table(state: dict, active: int | None, changed: set[str]) -> str:
-    """The zones and variables of a situation: the player to act's own zones, the shared
-    zones and every variable, with `changed` ones marked."""
-    rows = []
-    for section in ("zones", "vars"):
-        for name, value in state.get(section, {}).items():
-            if (isinstance(value, list) and value and isinstance(value[0], dict | list)
-                    and isinstance(active, int) and active < len(value)):
-                value = value[active]
-                name = f"{name}[{active}]"
-            cls = ' class="changed"' if name.split("[")[0] in changed else ""
-            rows.append(f"<tr{cls}><td>{escape(name)}</td><td>{escape(_show(value))}</td></tr>")
-    return f'<table class="state">{"".join(rows)}</table>'
-
-
-def _show(value: object) -> str:
-    if isinstance(value, list) and len(value) > 8 and all(isinstance(x, str) for x in value):
-        return f"{len(value)} cards, top {value[-1]}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}×{v}" for k, v in value.items()) or "empty"
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or "empty"
-    return str(value)
 
 
 # -------------------------------------------------------------- annotated book

@@ -10,14 +10,17 @@ import z3
 
 import model
 
+from ...search import goals
 from ..expressions import Ctx
-from ..state import model_value
+from ..state import SymState, model_value
 from ..terms import AND, NOT, OR, Unsupported, zterm
-from . import deep
+from ..witness import Disagreement, concrete_states
+from . import deep, rounds, unroll
 from .agreement import z3_step
 from .common import (
     RLIMIT,
     SEARCH_BUDGET,
+    Budget,
     Clock,
     OneStep,
     Result,
@@ -31,7 +34,7 @@ from .common import (
 )
 from .invariants import assume_invariants
 from .recorded import recorded_witness, start_of, steps
-from .unroll import Found, Unroller, bmc
+from .unroll import Found, Unroller, bmc, template
 
 
 # ---------------------------------------------------------------------- supply
@@ -87,9 +90,16 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
         return Result("supply", "proved", "no shared supply is ever asked for more than it holds "
                       f"(sites: {', '.join(sorted(sites)) or 'none'})", clock.elapsed())
 
+    # the deep search is cheap; z3 choosing each round's deal costs more but finds what
+    # the search's few fixed deals miss, and shorter games than a long search path
     searched, explored = deep.shortage(game, clock, shortages, _runs_short)
-    if searched is not None:
+    if searched is not None and (searched.bound or 0) <= READABLE:
         return searched
+    chained, rounds_done = _chained_shortage(
+        game, clock, possible, CHAIN_UNITS if units is None else units * CHAIN_SHARE)
+    shown = [r for r in (searched, chained) if r is not None]
+    if shown:
+        return min(shown, key=lambda r: r.bound or 0)
 
     def short(u: Unroller, k: int) -> Any:
         if k == 0:
@@ -136,7 +146,64 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
                   f"{k - 1} action(s) from the deal (the scoring they end included); beyond "
                   f"that not decided: {', '.join(possible)} can run short from some "
                   f"well-formed state; never short: {', '.join(never) or 'none'}; "
-                  f"{explored.text()} without finding a shortage", clock.elapsed(), bound=k - 1)
+                  f"{explored.text()}, and {rounds.tried_text(rounds_done)}, without finding a "
+                  "shortage",
+                  clock.elapsed(), bound=k - 1)
+
+
+#: The longest witness of the deep search reported without asking z3 for a shorter one:
+#: a game a player can follow.
+READABLE = 50
+
+#: z3's units for choosing rounds one by one (`rounds.py`), shared by the kinds tried (a
+#: check of one round costs about 1-10 million): three times the search's from a deal.
+CHAIN_SHARE = 3
+CHAIN_UNITS = SEARCH_BUDGET * CHAIN_SHARE
+
+
+def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None,
+                      units: int = CHAIN_UNITS) -> tuple[Result | None, list[rounds.Chained]]:
+    """A shortage in rounds z3 chooses one after another, each deal its own. For each kind
+    of the shared bags in turn (the most plentiful first), each round is the one that
+    leaves the fewest of it, the game going on, until a round runs a supply short (one of
+    the `possible` sites; None: any)."""
+    M = machine(game)
+    enc, t = M.enc, template(M)
+    flagged = [AND(t.sels[n], OR(*flags)) for n, part in enumerate(t.parts)
+               if part.enabled is not False
+               and (flags := [c for site, c in part.ctx.short
+                              if possible is None or site in possible])]
+    in_slot = zterm(OR(*flagged))
+    in_round = zterm(OR(*[c for site, c in t.rctx.short if possible is None or site in possible]))
+    shape = goals.Shape(game)
+    full = game.initial_state(0).z
+    kinds = sorted(((full[i][k], i, j) for i in range(enc.n_inst)
+                    if shape.bag[i] and shape.shared[i]
+                    for j, k in enumerate(enc.inst_kinds[i]) if full[i][k]), reverse=True)
+
+    def goal(o: unroll.OneRound, nxt: SymState, over: Any) -> Any:
+        return z3.Or(*o.slot_terms(in_slot), o.round_term(in_round))
+
+    tried: list[rounds.Chained] = []
+    units = min(units, int(clock.left() / 2))
+    for _, i, j in kinds:
+        found = rounds.chain(game, clock, Budget(units // len(kinds)), goal,
+                             lambda o, nxt, i=i, j=j: nxt.Z[i][j], slots=enc.P)
+        tried.append(found)
+        if found.trace is None:
+            continue
+        trace = found.trace
+        states = concrete_states(enc, trace)
+        for n, action in enumerate(trace.actions, 1):
+            sites = shortages(game, states[n - 1], action, states[n],
+                              Clock(max(clock.left(), 1)))
+            if sites:
+                return Result("supply", "witness", f"{_runs_short(sites)} at '{action}' after "
+                              f"{n} action(s) of a legal game ({found.text()})",
+                              clock.elapsed(), trace, n, found_by="z3"), tried
+        raise Disagreement("z3 finds rounds in which a supply runs short, but no step of "
+                           "their replay asks for more than a supply holds")
+    return None, tried
 
 
 #: The share of the units left for showing that a round-transition site cannot run short

@@ -310,16 +310,19 @@ class OneRound:
         self.maps: list[list] = []
         self.acting: list[Any] = []
         self.ends: list[Any] = []
+        self.tag = ""  # names this round's fresh variables apart from earlier rounds'
+        self.rpairs: list = []
+        self.done: list[tuple[list[SymState], list[list], list[Any], SymState, list]] = []
 
     def add_slot(self) -> None:
         enc, t = self.enc, self.t
         j = len(self.maps)
-        x = enc.fresh_state(f"x{j + 1}")
-        pairs = t.slot_mapping(f"{j}", self.states[-1], x, enc)
+        x = enc.fresh_state(f"x{self.tag}{j + 1}")
+        pairs = t.slot_mapping(f"{self.tag}{j}", self.states[-1], x, enc)
         core, acting, defined = substitute_many(pairs, [t.action_core, t.some_action,
                                                         t.action_defined])
         epairs = list(zip(t.mid_vars, enc.variables(x), strict=True)) + [
-            (v, z3.Const(f"{v}@{j}e", v.sort())) for v in t.round_internal]
+            (v, z3.Const(f"{v}@{self.tag}{j}e", v.sort())) for v in t.round_internal]
         ends, rdefined = substitute_many(epairs, [t.ends, t.round_defined])
         self.s.add(core, z3.Implies(acting, z3.And(defined, rdefined)))
         if j == 0:
@@ -337,11 +340,12 @@ class OneRound:
         start, game over) true; with the model, the next round start and its mapping."""
         enc, t = self.enc, self.t
         self.s.push()
-        nxt = enc.fresh_state(f"y{len(self.maps)}")
-        rpairs = t.round_mapping(f"r{len(self.maps)}", self.states[-1], nxt, enc)
+        nxt = enc.fresh_state(f"y{self.tag}{len(self.maps)}")
+        rpairs = t.round_mapping(f"r{self.tag}{len(self.maps)}", self.states[-1], nxt, enc)
         core, ends, rdefined, over = substitute_many(
             rpairs, [t.round_core, t.ends, t.round_defined, t.over])
         self.s.add(core, ends, rdefined)
+        self.rpairs = rpairs  # the round transition `target` may read (`round_term`)
         goal = target(self, nxt, over)
         r = (self.budget.check(self.s, self.clock, goal) if self.budget is not None
              else check_sat(self.s, self.clock, goal))
@@ -349,15 +353,56 @@ class OneRound:
         self.s.pop()
         return r, (m, nxt, rpairs)
 
-    def pieces(self, m: z3.ModelRef, nxt: SymState, rpairs: list
-               ) -> tuple[list, list[dict], list[list]]:
-        """The round's actions, states after each, and events per action (evaluated)."""
+    def slot_terms(self, x: Any) -> list:
+        """A term of the action template (its selectors, its flags) in each slot so far."""
+        return [substitute_many(pairs, [x])[0] for pairs in self.maps]
+
+    def round_term(self, x: Any) -> Any:
+        """A term of the round transition's template in the transition being checked."""
+        return substitute_many(self.rpairs, [x])[0]
+
+    def commit(self, m: z3.ModelRef, nxt: SymState, rpairs: list) -> None:
+        """Fix this round as `m` plays it (every state of it pinned to the model's values)
+        and go on to the next round from `nxt`, whose deal the next check chooses."""
         enc, t = self.enc, self.t
+        core, ends, rdefined, over = substitute_many(
+            rpairs, [t.round_core, t.ends, t.round_defined, t.over])
+        self.s.add(core, ends, rdefined, z3.Not(over))
+        for st in self.states:
+            add_all(self.s, enc.equal(st, enc.state_of(enc.evaluate(m, st))))
+        self.done.append((self.states, self.maps, self.acting, nxt, rpairs))
+        self.tag = f"R{len(self.done)}."
+        ectx = Ctx(f"x{self.tag}")
+        add_all(self.s, NOT(self.M.round_end(nxt, Exec(enc, ectx))), ectx.defined("undefined"))
+        self.states, self.maps, self.acting, self.ends = [nxt], [], [], []
+
+    def played(self, m: z3.ModelRef, nxt: SymState, rpairs: list
+               ) -> tuple[list, list[dict], list[list]]:
+        """Every committed round's pieces, then this one's (see `pieces`), under `m`."""
+        actions: list = []
+        values: list[dict] = []
+        events: list[list] = []
+        for states, maps, acting, nxt_r, rpairs_r in [*self.done,
+                                                       (self.states, self.maps, self.acting,
+                                                        nxt, rpairs)]:
+            a, v, e = self.pieces(m, nxt_r, rpairs_r, (states, maps, acting))
+            actions += a
+            values += v
+            events += e
+        return actions, values, events
+
+    def pieces(self, m: z3.ModelRef, nxt: SymState, rpairs: list,
+               of: tuple[list[SymState], list[list], list[Any]] | None = None
+               ) -> tuple[list, list[dict], list[list]]:
+        """The round's actions, states after each, and events per action (evaluated); `of`
+        names a committed round's (states, maps, acting) instead of this one's."""
+        enc, t = self.enc, self.t
+        states, maps, acting = of if of is not None else (self.states, self.maps, self.acting)
         ev = model_value(m)
         sels = list(t.sels.items())
         actions, values, events = [], [], []
-        for j, pairs in enumerate(self.maps):
-            if not ev(self.acting[j]):
+        for j, pairs in enumerate(maps):
+            if not ev(acting[j]):
                 break
             vals = substitute_many(pairs, [x for _, x in sels])
             n = next(n for (n, _), v in zip(sels, vals, strict=True) if ev(v))
@@ -370,7 +415,7 @@ class OneRound:
             it = iter([next(zs) if isinstance(x, z3.ExprRef) else x for x in flat])
             args = tuple(ev(next(it)) for _ in part.args)
             evs = [Event(next(it), e.op, rebuild(e.args, it)) for e in part.ctx.events]
-            last = j + 1 == len(self.maps) or not ev(self.acting[j + 1])
+            last = j + 1 == len(maps) or not ev(acting[j + 1])
             if last:
                 rflat: list = []
                 for e in t.rctx.events:
@@ -381,7 +426,7 @@ class OneRound:
                 evs += [Event(next(rit), e.op, rebuild(e.args, rit)) for e in t.rctx.events]
                 values.append(enc.evaluate(m, nxt))
             else:
-                values.append(enc.evaluate(m, self.states[j + 1]))
+                values.append(enc.evaluate(m, states[j + 1]))
             actions.append(self.game.action(part.alt.action, args))
             events.append(events_in_model(m, evs))
         return actions, values, events

@@ -1,0 +1,45 @@
+"""z3 choosing rounds one after another from the first deal (queries/rounds.py), each
+round's deal its own: a shortage no single round shows is found, and it replays."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import model
+from properties.symbolic import queries as Q
+from properties.symbolic.queries.common import RLIMIT, Clock
+from properties.symbolic.witness import concrete_states
+
+supply = importlib.import_module("properties.symbolic.queries.supply")
+TITHE = Path(__file__).parent / "specs" / "tithe.yaml"
+
+
+def test_rounds_chosen_one_by_one_run_the_pool_short_in_the_third_round() -> None:
+    game = model.load(TITHE, players=2)
+    res, tried = supply._chained_shortage(game, Clock(RLIMIT), None)
+    assert res is not None, [c.text() for c in tried]
+    assert (res.status, res.found_by) == ("witness", "z3")
+    assert res.trace is not None and res.trace.start == "deal"
+    assert "z3 chose 3 round(s) one after another" in res.detail
+    # on the concrete model: two rounds of 3 + 2 coins empty the pool, and the third
+    # round's scoring asks for coins it does not have
+    states = concrete_states(Q.machine(game).enc, res.trace)
+    pool = game.layout.zone_base["pool"]
+    before_last = states[-2]
+    assert before_last.round == 3
+    assert sum(before_last.z[pool]) == 0
+    asked = sum(game.ir.kinds[k].attrs["worth"] for p in range(2)
+                for k, c in enumerate(before_last.z[game.layout.zone_base["hand"] + p]) if c)
+    assert asked > 0
+    assert [a.name for a in res.trace.actions] == ["done"] * 6
+
+
+def test_with_no_site_to_run_short_the_chain_stops_when_no_round_gains() -> None:
+    """Two rounds of 5 coins empty the pool; a third round cannot leave fewer than none, at
+    any length, so the chain stops there, with no witness, and says how far it went."""
+    game = model.load(TITHE, players=2)
+    res, tried = supply._chained_shortage(game, Clock(RLIMIT), [])
+    assert res is None
+    assert [c.rounds for c in tried] == [2]
+    assert "z3 chose 2 round(s) one after another" in tried[0].text()
