@@ -34,6 +34,10 @@ from model.chance import Chance
 from model.game import _new_state  # the State of in-place values, as random_playout makes
 
 POLICIES = ("random", "greedy")
+#: What the policies are, as a number stored beside statistics they played (the FAQ's):
+#: statistics of another version are played again. 1: greedy saw every hand; 2: greedy
+#: chooses from what the player sees.
+VERSION = 2
 
 
 class GameRecord(NamedTuple):
