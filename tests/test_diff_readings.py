@@ -57,6 +57,13 @@ APART: dict[tuple[str, str, str], str] = {
     ("slambo", "break_condition_multiplayer", "one_left"): "3 players: " + _NONE,
 }
 
+#: Readings that part only after a rare course of play: the default search may miss the
+#: parting (then the report must say what it covered, as in APART) or find it (then its game
+#: must part at its end). CI saw both for SLAMBO's out_of_cards_2p (the Hypothesis games
+#: found it at action 22 once): which one a run gets is not yet the same on every run.
+RARE = {("slambo", "out_of_cards_2p", "break_now"),
+        ("slambo", "break_condition_multiplayer", "one_left")}
+
 #: Readings whose parting game needs a longer search than the default (extra arguments).
 SEARCH: dict[tuple[str, str, str], list[str]] = {
     # a player idle with an empty hand while the last grey card is covered: rare in random
@@ -111,7 +118,9 @@ def test_a_reading_parts_from_the_ruling(tmp_path: Path, spec: str, ambiguity: s
                                        "--z3-budget", "300" if reading in APART else "100",
                                        *SEARCH.get(reading, [])])
     out = result.stdout
-    if reading in APART:
+    if reading in RARE and result.exit_code == 1:
+        pass  # the rare parting was found: it must part at the end of its game, below
+    elif reading in APART:
         assert result.exit_code == 0, out + result.stderr
         assert re.search(APART[reading], out, re.IGNORECASE), out
         return

@@ -16,14 +16,21 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT")
 def test_ctrl_c_stops_check_within_two_seconds_and_says_what_was_kept(tmp_path: Path) -> None:
     env = {**os.environ, "RULESPEC_CACHE": str(tmp_path / "cache")}
     # Lambada's z3 queries take tens of seconds: the run is surely busy when interrupted
     cmd = [sys.executable, "-m", "properties.cli", "check", "lambada", "-p", "2", "--games",
            "2", "--profile", "none", "--jobs", "2"]
+    # as from a terminal: Ctrl-C's default handling, even where this test runs with SIGINT
+    # ignored (a background job of a shell script ignores it, and its children inherit that)
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=_default_sigint)
     try:
         time.sleep(8)  # the jobs have started, the z3 worker is deep in a query
         assert proc.poll() is None, proc.communicate()

@@ -10,16 +10,20 @@ first, so that no long job is left running alone at the end.
 A job stopped by bad input (a variant that does not compile) stops the run: the jobs
 not yet started are dropped and the error is raised as the RulespecError it was. An
 interrupt (Ctrl-C) ends every worker process at once and is raised as KeyboardInterrupt
-within a second or so: what had finished has been handed to `done` already.
+within a second or so: what had finished has been handed to `done` already. The threads
+the jobs run in are daemon threads, so an interrupted process never waits at its exit for
+a job that was starting its z3 worker when the others were killed (such a worker, a
+daemon process, is ended at exit too).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 import signal
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from model import RulespecError
@@ -53,7 +57,6 @@ def run_jobs(jobs: list[Job], workers: int, progress: Progress,
     stop = threading.Event()
     procs = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                 initializer=ignore_interrupts)
-    threads = ThreadPoolExecutor(max_workers=workers)
     try:
 
         def one(job: Job) -> None:
@@ -73,7 +76,7 @@ def run_jobs(jobs: list[Job], workers: int, progress: Progress,
                 _raise_if_failed(results)
                 done(job, results)
 
-        futures: list[Future] = [threads.submit(one, job) for job in order]
+        futures = _in_daemon_threads(one, order, workers)
         finished, _ = _wait_interruptibly(futures)
         for f in finished:
             if f.exception() is not None:
@@ -82,13 +85,37 @@ def run_jobs(jobs: list[Job], workers: int, progress: Progress,
                     other.cancel()
                 raise f.exception()  # type: ignore[misc]
         procs.shutdown()
-        threads.shutdown()
     except BaseException:
         stop.set()
         _end_workers(procs)
         procs.shutdown(wait=False, cancel_futures=True)
-        threads.shutdown(wait=False, cancel_futures=True)
         raise
+
+
+def _in_daemon_threads(fn: Callable[[Job], None], jobs: list[Job], n: int) -> list[Future]:
+    """`fn` of each job in `n` daemon threads, in order; a future per job (one cancelled
+    before it starts never runs)."""
+    futures: list[Future] = [Future() for _ in jobs]
+    todo: queue.SimpleQueue[tuple[Job, Future]] = queue.SimpleQueue()
+    for pair in zip(jobs, futures, strict=True):
+        todo.put(pair)
+
+    def worker() -> None:
+        while True:
+            try:
+                job, fut = todo.get_nowait()
+            except queue.Empty:
+                return
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn(job))
+            except BaseException as exc:  # handed to the waiting thread, as an executor does
+                fut.set_exception(exc)
+
+    for _ in range(n):
+        threading.Thread(target=worker, daemon=True).start()
+    return futures
 
 
 def ignore_interrupts() -> None:

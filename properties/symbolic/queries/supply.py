@@ -93,28 +93,18 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
     # the deep search is cheap; z3 choosing each round's deal costs more but finds what
     # the search's few fixed deals miss, and shorter games than a long search path
     searched, explored = deep.shortage(game, clock, shortages, _runs_short)
-    if searched is not None and (searched.bound or 0) <= READABLE:
-        return searched
-    chained, rounds_done = _chained_shortage(
-        game, clock, possible, CHAIN_UNITS if units is None else units * CHAIN_SHARE)
-    shown = [r for r in (searched, chained) if r is not None]
-    if shown:
-        return min(shown, key=lambda r: r.bound or 0)
+    if searched is not None:
+        if (searched.bound or 0) <= READABLE:
+            return searched
+        chained, _ = _chained_shortage(game, clock, possible, _chain_units(units))
+        return searched if chained is None else min(searched, chained, key=_length)
 
     def short(u: Unroller, k: int) -> Any:
         if k == 0:
             return False
-        t = u.t
-        conds = []
-        for n, part in enumerate(t.parts):
-            if part.enabled is False:
-                continue
-            flags = [cnd for site, cnd in part.ctx.short if site in possible]
-            if flags:
-                conds.append(AND(t.sels[n], OR(*flags)))
-        conds += [cnd for site, cnd in t.rctx.short if site in possible]
+        in_action, in_round = shortage_flags(u.t, possible)
         prev = u.defined[k - 2] if k >= 2 else True
-        return AND(u.sub(k - 1, zterm(OR(*conds))), prev)
+        return AND(u.sub(k - 1, z3.Or(in_action, in_round)), prev)
 
     try:
         # a witness first (most of the time); then, for the round transition's sites, a
@@ -138,6 +128,11 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
                           f"holds (sites: {', '.join(sorted(sites))}; the round transition's "
                           "after any action from a state satisfying the spec's invariants)",
                           clock.elapsed())
+    # z3's step-by-step search decided a depth with its own budget; what is left may find
+    # deeper shortages round by round
+    chained, rounds_done = _chained_shortage(game, clock, possible, _chain_units(units))
+    if chained is not None:
+        return chained
     if k - 1 < 1:
         return Result("supply", "unknown", f"{', '.join(possible)} can run short from some "
                       "well-formed state; the search from a deal decided no depth; never "
@@ -161,6 +156,26 @@ CHAIN_SHARE = 3
 CHAIN_UNITS = SEARCH_BUDGET * CHAIN_SHARE
 
 
+def shortage_flags(t: unroll.StepTemplate, possible: list[str] | None) -> tuple[Any, Any]:
+    """In the step template: the chosen action asks one of the `possible` sites (None: any)
+    for more than it holds; the round transition does."""
+    def kept(site: str) -> bool:
+        return possible is None or site in possible
+
+    flagged = [AND(t.sels[n], OR(*flags)) for n, part in enumerate(t.parts)
+               if part.enabled is not False
+               and (flags := [c for site, c in part.ctx.short if kept(site)])]
+    return zterm(OR(*flagged)), zterm(OR(*[c for site, c in t.rctx.short if kept(site)]))
+
+
+def _chain_units(units: int | None) -> int:
+    return CHAIN_UNITS if units is None else units * CHAIN_SHARE
+
+
+def _length(r: Result) -> int:
+    return r.bound or 0
+
+
 def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None,
                       units: int = CHAIN_UNITS) -> tuple[Result | None, list[rounds.Chained]]:
     """A shortage in rounds z3 chooses one after another, each deal its own. For each kind
@@ -169,12 +184,7 @@ def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None
     the `possible` sites; None: any)."""
     M = machine(game)
     enc, t = M.enc, template(M)
-    flagged = [AND(t.sels[n], OR(*flags)) for n, part in enumerate(t.parts)
-               if part.enabled is not False
-               and (flags := [c for site, c in part.ctx.short
-                              if possible is None or site in possible])]
-    in_slot = zterm(OR(*flagged))
-    in_round = zterm(OR(*[c for site, c in t.rctx.short if possible is None or site in possible]))
+    in_slot, in_round = shortage_flags(t, possible)
     shape = goals.Shape(game)
     full = game.initial_state(0).z
     kinds = sorted(((full[i][k], i, j) for i in range(enc.n_inst)
