@@ -12,7 +12,8 @@ See docs/api.md for the whole public API.
 from .errors import IllegalAction, InternalError, ModelError, RulespecError, SpecError, Where
 from .game import Action, Game, Outcome, State, load
 from .loader import load_ir, resolve_spec_path
+from .observe import Hidden, Observation
 
-__all__ = ["Action", "Game", "IllegalAction", "InternalError", "ModelError", "Outcome",
-           "RulespecError", "SpecError", "State", "Where", "load", "load_ir",
-           "resolve_spec_path"]
+__all__ = ["Action", "Game", "Hidden", "IllegalAction", "InternalError", "ModelError",
+           "Observation", "Outcome", "RulespecError", "SpecError", "State", "Where", "load",
+           "load_ir", "resolve_spec_path"]

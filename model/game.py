@@ -24,6 +24,7 @@ from .chance import Chance, SeededChance, canonical_order
 from .errors import IllegalAction, ModelError, SpecError, Where
 from .fold import fold
 from .loader import load_ir
+from .observe import Observation, Observer, Shuffler
 from .places import Places
 from .source import Located
 
@@ -102,6 +103,18 @@ class Game:
         self._blank = self._blank_zones()
         self.places = Places(game_ir)
         self._domains: list[list[tuple[str, tuple[Any, ...] | None]]] | None = None
+        self._observers: dict[int, Observer] = {}
+
+    def observer(self, player: int) -> Observer:
+        """Seat `player`'s view of this game (`model.observe`): what its zones show them."""
+        seen = self._observers.get(player)
+        if seen is None:
+            if not isinstance(player, int) or isinstance(player, bool) \
+                    or not 0 <= player < self.players:
+                raise SpecError(Where(self.ir.file), f"no seat {player!r}: seats are 0 to "
+                                                     f"{self.players - 1}")
+            seen = self._observers[player] = Observer(self.ir, self.layout, player)
+        return seen
 
     @property
     def id(self) -> str:
@@ -617,6 +630,19 @@ class State:
         if not self._terminal:
             return ()
         return tuple(n for n, holds in self._game.ns["GAME_END"] if holds(self._z, self._v))
+
+    def observation(self, player: int) -> Observation:
+        """What seat `player` sees here (docs/api.md#observations): the zones the spec
+        shows them, the number of items in the others (and a pile's top where it is
+        shown), every variable. A plain value: compare it with `==`, hash it."""
+        return self._game.observer(player).observe(self._z, self._v, self._terminal)
+
+    def redeal(self, player: int, rng: Shuffler) -> State:
+        """A state with the same observation for `player` and the same chance state: the
+        items `player` cannot see shuffled by `rng` among the places they cannot see."""
+        g = self._game
+        return State(g, g.observer(player).redeal(self._z, rng), self._v, self._terminal,
+                     self._seed, self._step)
 
     def to_dict(self) -> dict[str, Any]:
         """The situation format (docs/api.md), chance state included: a state read back

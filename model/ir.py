@@ -216,12 +216,33 @@ class Kind:
     start: str  # zone family (shared) where all copies lie before set-up
 
 
+#: Who may see a zone's contents (`sees:`), or a pile's top item (`top:`).
+VISIBILITY = ("everyone", "owner", "nobody")
+
+
 @attrs.frozen
 class ZoneDecl:
+    """A zone family: its order, what it holds, whose it is, and who sees it.
+
+    `sees` is who sees the items: everyone, the owner (the seat of a per-player zone)
+    or nobody; anyone else sees only how many there are. `top` (piles only) is who sees
+    the top item when `sees` hides the rest; None: the top is seen as the rest is.
+    """
+
     name: str
     order: str  # "pile" or "bag"
     per: str | None  # None (shared), "player", or an index set
     holds: str  # "cards" or "tokens"
+    sees: str = "everyone"
+    top: str | None = None
+
+    def shows(self, viewer: int, owner: int | None) -> tuple[bool, bool]:
+        """Whether seat `viewer` sees the items of the member owned by `owner` (a seat,
+        or None for a shared or per-index zone), and whether it sees the top item."""
+        def seen(who: str) -> bool:
+            return who == "everyone" or (who == "owner" and owner == viewer)
+        whole = seen(self.sees)
+        return whole, whole or (self.top is not None and seen(self.top))
 
 
 @attrs.frozen

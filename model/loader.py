@@ -257,7 +257,29 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
         for name, z in self.d["zones"].items():
             self.ident(("zones", name), name, "a zone's name")
             self.check_cites(("zones", name, "cite"), z.get("cite"))
-            self.scope.zones[name] = ir.ZoneDecl(name, z["order"], z.get("per"), z["holds"])
+            sees, top = self.visibility(name, z)
+            self.scope.zones[name] = ir.ZoneDecl(name, z["order"], z.get("per"), z["holds"],
+                                                 sees, top)
+
+    def visibility(self, name: str, z: dict) -> tuple[str, str | None]:
+        """A zone's `sees:` and `top:` (docs/spec-language.md#visibility), checked."""
+        sees, top = z.get("sees", "everyone"), z.get("top")
+        for key, value in (("sees", sees), ("top", top)):
+            if value is not None and value not in ir.VISIBILITY:
+                raise self.err(("zones", name, key), f"{key} is one of "
+                               f"{', '.join(ir.VISIBILITY)}, found {short(value)}")
+            if value == "owner" and z.get("per") != "player":
+                raise self.err(("zones", name, key), f"{key}: owner needs a zone with "
+                               "per: player (a shared or per-index zone has no owner)")
+        if top is None:
+            return sees, None
+        if z["order"] != "pile":
+            raise self.err(("zones", name, "top"), "top: is for a pile; a bag has no top")
+        rank = {"nobody": 0, "owner": 1, "everyone": 2}
+        if rank[top] <= rank[sees]:
+            raise self.err(("zones", name, "top"), f"top: {top} shows the top to no more "
+                           f"players than sees: {sees} shows the whole pile to; leave it out")
+        return sees, top
 
     def indices(self) -> tuple[ir.IndexSet, ...]:
         out = []

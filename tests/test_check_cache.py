@@ -19,6 +19,7 @@ import model
 from properties.checks import cache as C
 from properties.checks import work
 from properties.cli import main
+from properties.concrete.invariants import PROPERTIES
 
 SPEC = Path(__file__).parent.parent / "spec"
 SMALL = ("-p", "2", "--games", "3", "--examples", "2", "--steps", "10", "--no-z3", "--jobs", "1")
@@ -318,9 +319,9 @@ def test_summary_and_json_shape(tmp_path: Path) -> None:
             "accepted_undecided", "found_by", "start", "z3_units", "bound", "detail",
             "seconds", "cached", "replay"}
     assert all(set(r) == keys for r in data["rows"])
-    # spec_valid, 9 properties x each configuration, coverage
+    # spec_valid, the properties x each configuration, coverage
     n = _configurations("lama", players=3)
-    assert len(data["rows"]) == 1 + 9 * n + 1
+    assert len(data["rows"]) == 1 + len(PROPERTIES) * n + 1
     assert data["passed"] + data["failed"] == len(data["rows"])
     assert sum(data["verdicts"].values()) == len(data["rows"])
     assert data["failed"] == data["verdicts"]["undecided"] == (data["exit_code"] == 3)
@@ -330,7 +331,7 @@ def test_summary_and_json_shape(tmp_path: Path) -> None:
     # one summary line per property (and spec_valid, coverage), the same as printed
     lines = out.splitlines()
     assert lines[:len(data["summary"])] == data["summary"]
-    assert len(data["summary"]) == 11
+    assert len(data["summary"]) == len(PROPERTIES) + 2
     assert re.search(rf"^lama\s+conservation\s+holds 3p \({n} configurations\)$", out, re.M)
     # the rows expected to fail are named, with their configuration and the spec's reason
     expected = [r for r in data["rows"] if r["status"] == "expected failure"]

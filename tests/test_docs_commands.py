@@ -205,6 +205,13 @@ def readable_trace(result: Result, folder: Path) -> None:
     assert "final scores" in result.stdout
 
 
+def seat_trace(result: Result, folder: Path) -> None:
+    """`play ... --as 2`: the trace as seat 2 sees it, the others' hands as counts."""
+    readable_trace(result, folder)
+    assert "as player 2 sees it" in result.stdout
+    assert re.search(r"^  player 0: hand \d+ hidden;", result.stdout, re.M), result.stdout
+
+
 def situation_written(result: Result, folder: Path) -> None:
     """`deal ... > FILE`: the output is a situation file, in YAML."""
     data = yaml.safe_load(result.stdout)
@@ -327,6 +334,7 @@ COMMANDS: dict[str, Doc] = {
         check=summary_of(*GAMES, z3=False)),
     "rulespec play lama --players 4 --seed 7": Doc(check=readable_trace),
     "rulespec play lama -p 4 --seed 7 --json": Doc(check=json_trace),
+    "rulespec play lama -p 4 --seed 7 --as 2": Doc(check=seat_trace),
     "rulespec deal lama -p 3 > situation.yaml": Doc(check=situation_written),
     "rulespec legal lama -p 3 --state situation.yaml": Doc(
         setup=(Run("rulespec deal lama -p 3 > situation.yaml"),),

@@ -68,8 +68,8 @@ def test_what_changed_since_the_state_before_is_marked_and_shown_even_when_empty
                        ("Player 1", "hand"): "2, 5, llama (3 cards)"}
     assert t.heading == "Round 1, player 2 to act"
     lines = table.markdown_lines(t)
-    assert "- On the table: stock 2 on top (46 cards); **discard 5 on top (4 cards)**; " \
-           "pool white ×40, black ×19 (59 tokens)." in lines
+    assert "- On the table: stock 2 on top (46 cards; face down); **discard 5 on top " \
+           "(4 cards)**; pool white ×40, black ×19 (59 tokens)." in lines
     assert '<span class="entry changed"><span class="name">discard</span>' in table.html(t)
     # a zone left out when empty is shown once it changed to empty
     emptied = _state(zones={**SITUATION["zones"], "hand": [{}, {}, {"6": 1}]})
@@ -125,9 +125,9 @@ def test_the_faq_draws_a_clarification_situation_instead_of_naming_it(lama_faq: 
     section = text.split("### May I draw a card although I could play one?")[1].split("###")[0]
     assert "free_choice.yaml" not in section
     # tests/situations/lama/free_choice.yaml: player 0 holds a 3 and a 5 on a 3
-    assert "- Player 0 (to act): hand 3, 5 (2 cards)." in section
-    assert "- Player 1: hand 2 ×2." in section
-    assert "- On the table: stock llama on top (49 cards); discard 3 on top (1 card)" in section
+    assert "- Player 0 (to act): hand 3, 5 (2 cards; only its player sees it)." in section
+    assert "- Player 1: hand 2 ×2 (only its player sees it)." in section
+    assert "- On the table: stock llama on top (49 cards; face down); discard 3 on top (1 card)" in section
     assert "`draw`: then player 1 to act; player 0's hand: 3, 5, llama (3 cards)." in section
     assert Path(SPEC_DIR.parent / "tests" / "situations" / "lama" / "free_choice.yaml").exists()
 
@@ -168,3 +168,20 @@ def test_the_site_draws_the_parting_step_and_the_situation_with_tiles(lama_faq: 
     assert "free_choice" not in example
     assert ('<span class="name">hand</span> <span class="tile card" title="rank 3, points 3">'
             '3</span><span class="tile card" title="rank 5, points 5">5</span>') in example
+
+
+def test_a_zone_not_everyone_sees_says_who_does_as_its_spec_declares() -> None:
+    t = table.build(_state())
+    seen = {(r.title, e.key): e.seen for r in t.rows for e in r.entries}
+    declared = {z.name: (z.sees, z.top) for z in model.load("lama", players=3).ir.zones}
+    for (_, key), words in seen.items():
+        if key not in declared:
+            continue  # a variable or the score
+        sees, _top = declared[key]
+        assert (words == "") == (sees == "everyone"), (key, words)
+    assert declared["hand"][0] == "owner" and declared["stock"][0] == "nobody"
+    assert seen[("Player 1", "hand")] == "only its player sees it"
+    assert seen[("On the table", "stock")] == "face down"
+    lines = "\n".join(table.markdown_lines(t))
+    assert "hand 2, 5 ×2, llama (4 cards; only its player sees it)" in lines
+    assert "discard 5 on top (3 cards)." in lines or "discard 5 on top (3 cards);" in lines

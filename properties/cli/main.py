@@ -53,6 +53,18 @@ variant_option = click.option(
     help="Choose a reading of an ambiguity (repeatable); see the spec's ambiguities.")
 players_option = click.option("--players", "-p", type=click.IntRange(min=1), required=True,
                               help="Number of players.")
+as_option = click.option(
+    "--as", "viewer", type=click.IntRange(min=0), default=None, metavar="P",
+    help="Show what seat P sees (State.observation): zones hidden from P as their counts.")
+
+
+def _seat(g: model.Game, viewer: int | None) -> None:
+    """--as P names a seat of the game (a usage error, exit 2, before any output)."""
+    if viewer is not None and viewer >= g.players:
+        raise click.BadParameter(f"no seat {viewer}: the seats are 0 to {g.players - 1}",
+                                 param_hint="'--as'")
+
+
 unchecked_option = click.option(
     "--unchecked", is_flag=True,
     help="Load a situation even if the rules cannot reach it (a spec invariant fails, a round "
@@ -115,23 +127,27 @@ def main() -> None:
 @click.option("--max-actions", type=COUNT, default=10_000, show_default=True,
               help="Stop after this many actions.")
 @click.option("--quiet", "-q", is_flag=True, help="Only the actions, not what each changes.")
+@as_option
 @variant_option
 def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, quiet: bool,
-         variants: tuple[str, ...]) -> None:
+         viewer: int | None, variants: tuple[str, ...]) -> None:
     """Play one random game and print its trace (uniform choice among legal actions).
 
     Under each action: what it changed (per-player and per-index zones member by
     member), and at a round's end why it ended, the round's scores and the totals.
+    With --as P, the deal and the changes as seat P sees them (the JSON's final state
+    is then P's observation).
     """
     import random
 
     g = model.load(game, players=players, variants=_variants(variants))
     rng = random.Random(seed)
     state = g.initial_state(seed)
+    _seat(g, viewer)
     steps: list[dict] = []
     if not as_json:
         click.echo(f"{g.ir.title}, {players} players, seed {seed}")
-        click.echo(tr.describe(g, state))
+        click.echo(tr.describe(g, state, viewer))
     while not state.is_terminal and len(steps) < max_actions:
         actions = state.legal_actions()
         if not actions:
@@ -150,7 +166,8 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, qu
             click.echo(f"{len(steps):4d}. r{state.round} p{state.active_player}: {action}")
             if not quiet:
                 shown = out.round_end if out.round_end is not None else out.state
-                click.echo("      " + ("; ".join(tr.changes(g, state, shown)) or "no change"))
+                click.echo("      " + ("; ".join(tr.changes(g, state, shown, viewer))
+                                       or "no change"))
             for line in tr.round_end_lines(state, out):
                 click.echo(line)
         state = out.state
@@ -158,7 +175,9 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, qu
         click.echo(json.dumps({"game": g.id, "players": players, "seed": seed,
                                "variants": g.ir.chosen, "actions": steps,
                                "scores": list(state.scores), "winners": list(state.winners),
-                               "final": state.to_dict()}, indent=1))
+                               **({"final": state.to_dict()} if viewer is None else
+                                  {"as": viewer, "final": state.observation(viewer).to_dict()})},
+                              indent=1))
     else:
         click.echo(f"final scores {list(state.scores)}; winners {list(state.winners)}")
 
@@ -171,25 +190,28 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, qu
               help="A situation file (YAML or JSON, at most 1 MB); see docs/api.md for the "
                    "format.")
 @unchecked_option
+@as_option
 @variant_option
-def legal(game: str, players: int, state_file: Path, unchecked: bool,
+def legal(game: str, players: int, state_file: Path, unchecked: bool, viewer: int | None,
           variants: tuple[str, ...]) -> None:
     """List the legal actions in a written-down situation, and what each would do.
 
     For each action: the zones and variables it changes (per-player and per-index zones
     member by member); for one that ends the round, why, what the scoring changes, the
-    round's scores, and then the next deal (not listed card by card).
+    round's scores, and then the next deal (not listed card by card). With --as P, the
+    situation and the changes as seat P sees them.
     """
     g = model.load(game, players=players, variants=_variants(variants))
+    _seat(g, viewer)
     state = g.read_state(state_file, checked=not unchecked)
-    click.echo(tr.describe(g, state))
+    click.echo(tr.describe(g, state, viewer))
     actions = state.legal_actions()
     if not actions:
         click.echo("no legal actions" + (" (the game is over)" if state.is_terminal else ""))
         return
     for a in actions:
         try:
-            text = tr.outcome_text(g, state, state.outcome(a))
+            text = tr.outcome_text(g, state, state.outcome(a), viewer)
         except model.ModelError as exc:
             text = f"the rules cannot carry it out: {exc}"
         click.echo(f"- {a}: {text}")
@@ -516,8 +538,9 @@ def bench(game: str, players: int, seconds: float, seed: int, yardstick: Path | 
                    "PATH@REV); the file's readings apply where this spec has the ambiguity.")
 @variant_option
 @unchecked_option
+@as_option
 def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
-           unchecked: bool) -> None:
+           unchecked: bool, viewer: int | None) -> None:
     """Replay a trace file step by step, checking every property after every action.
 
     The file is what `rulespec check`, `rulespec query --out` or the property suite
@@ -525,7 +548,8 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
     part (`--spec` and `--variant` replay it under the other version). It names its spec
     by game id (a spec of spec/), absolute path or PATH@REV, so it replays from any
     folder. Exit 1 when a property fails on the
-    way (the failure is reproduced), 0 when every property holds.
+    way (the failure is reproduced), 0 when every property holds. With --as P, each
+    state as seat P sees it.
     """
     from ..compare.versions import read_version
 
@@ -543,7 +567,8 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
     data["spec"] = version.spec
     with version.errors():
         g, state, problems, steps = tr.checked_replay(data, checked=not unchecked)
-    for line in tr.deal_text(g, data, state)[:None if not quiet else 1]:
+    _seat(g, viewer)
+    for line in tr.deal_text(g, data, state, viewer)[:None if not quiet else 1]:
         click.echo(line)
     if data.get("note") and data.get("property"):
         click.echo(f"recorded failure: {data['property']}: {data['note']}")
@@ -557,7 +582,7 @@ def replay(file: Path, quiet: bool, spec: str | None, variants: tuple[str, ...],
         for line in tr.step_notes(step):
             click.echo(line)
         if not quiet:
-            click.echo("     " + tr.describe(g, step.state).replace("\n", "\n     "))
+            click.echo("     " + tr.describe(g, step.state, viewer).replace("\n", "\n     "))
         failed += [(step.number, p, m) for p, m in step.problems]
         state = step.state
     click.echo(f"scores {list(state.scores)}; winners {list(state.winners)}")

@@ -10,7 +10,13 @@ Two policies that need no game-specific code:
   but before the next round's deal, which a player cannot foresee. Each candidate is
   tried on a copy of the state by the model's copy-on-write effect functions (only the
   zones an effect changes are copied); shuffles inside a tried action draw from a
-  look-ahead stream of their own, so trying never changes the game's own chance.
+  look-ahead stream of their own, so trying never changes the game's own chance. The
+  player chooses from what they see (`State.observation`): where the spec hides a zone
+  from them, each action is tried on one state drawn at random among those that look the
+  same to them (`Observer.redeal`: the hidden items dealt anew among the places they
+  cannot see, from a stream of its own), never on the real hands and stock. An action
+  that the drawn state cannot carry out (the rules read what the player cannot see, which
+  the property `observation` reports) ranks last.
 
 Every game is seeded by its seed alone: the deal and shuffles by the model's
 `SeededChance` (canonical by kind name), the policy's choices by a stream derived from
@@ -24,9 +30,14 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import model
+from model.chance import Chance
 from model.game import _new_state  # the State of in-place values, as random_playout makes
 
 POLICIES = ("random", "greedy")
+#: What the policies are, as a number stored beside statistics they played (the FAQ's):
+#: statistics of another version are played again. 1: greedy saw every hand; 2: greedy
+#: chooses from what the player sees.
+VERSION = 2
 
 
 class GameRecord(NamedTuple):
@@ -82,50 +93,78 @@ def play_game(game: model.Game, policy: str, seed: int, index: int,
                       tuple(tally), tuple(bool(x) for x in ends))
 
 
+class Greedy:
+    """The greedy choice in one game: `choose` ranks the legal options by the acting
+    player's own score after each, tried on what that player sees (module docstring)."""
+
+    def __init__(self, game: model.Game) -> None:
+        better = game.ir.score_better
+        if better not in ("lower", "higher"):
+            raise model.SpecError(model.Where(game.ir.file),
+                                  "the greedy policy needs to know whether a lower or a higher "
+                                  "score is better: add `better: lower` or `better: higher` "
+                                  "under score")
+        self.sign = 1 if better == "higher" else -1
+        ns = game.ns
+        self.round_end, self.scoring, self.score = ns["round_end"], ns["scoring"], ns["score"]
+        self.trial_effects = game._effects
+        self.observers = [game.observer(p) for p in range(game.players)]
+
+    def choose(self, Z: list[list[int]], V: list, options: list[model.Action],
+               pick: Callable[[int], int], imagine: random.Random, look_ahead: Chance
+               ) -> model.Action:
+        """The option to take among several: `imagine` redeals what the actor cannot see,
+        `look_ahead` is the chance of tried shuffles, `pick` breaks ties."""
+        round_end, scoring, score, sign = self.round_end, self.scoring, self.score, self.sign
+        actor = V[0]
+        best: list = []
+        top = None
+        seen = self.observers[actor]
+        Zs = seen.redeal(Z, imagine) if seen.blind else Z  # only what the actor sees
+        for option in options:
+            Zt, Vt = Zs[:], V[:]  # the effects copy each zone they change
+            try:
+                self.trial_effects[option.index](Zt, Vt, look_ahead, *option.args)
+                Vt[2] = actor
+                if round_end(Zt, Vt):
+                    Zt = [z[:] for z in Zt]
+                    scoring(Zt, Vt, look_ahead)
+                s = sign * score(Zt, Vt, actor)
+            except model.ModelError:
+                if Zs is Z:
+                    raise
+                s = float("-inf")  # not possible in the state the actor imagines
+            if top is None or s > top:
+                top, best = s, [option]
+            elif s == top:
+                best.append(option)
+        return best[pick(len(best))] if len(best) > 1 else best[0]
+
+
 def greedy_playout(game: model.Game, seed: int, pick: Callable[[int], int], max_actions: int,
                    tally: list[int]) -> tuple[int, model.State]:
     """Play one game greedily in place; returns the number of actions and the final state."""
-    better = game.ir.score_better
-    if better not in ("lower", "higher"):
-        raise model.SpecError(model.Where(game.ir.file),
-                              "the greedy policy needs to know whether a lower or a higher score "
-                              "is better: add `better: lower` or `better: higher` under score")
-    sign = 1 if better == "higher" else -1
+    greedy = Greedy(game)
     ns = game.ns
     legal, make = ns["legal"], game.action
     round_end, scoring, game_end = ns["round_end"], ns["scoring"], ns["game_end"]
-    round_start, score, conditions = ns["round_start"], ns["score"], ns["ROUND_END"]
-    trial_effects, effects = game._effects, game._effects_in_place
+    round_start, conditions = ns["round_start"], ns["ROUND_END"]
+    effects = game._effects_in_place
     first_condition = len(game.ir.actions)
 
     start = game.initial_state(seed)
     Z, V = [z[:] for z in start.z], list(start.v)
     chance = game.chance(seed, 0)
     look_ahead = game.chance(seed, -2)
+    imagine = random.Random(f"rulespec observation {seed}")  # the hidden items, redealt
     n, terminal = 0, False
     while n < max_actions:
         options = legal(Z, V, make)
         if not options:
             break
         actor = V[0]
-        if len(options) == 1:
-            a = options[0]
-        else:
-            best: list = []
-            top = None
-            for option in options:
-                Zt, Vt = Z[:], V[:]  # the effects copy each zone they change
-                trial_effects[option.index](Zt, Vt, look_ahead, *option.args)
-                Vt[2] = actor
-                if round_end(Zt, Vt):
-                    Zt = [z[:] for z in Zt]
-                    scoring(Zt, Vt, look_ahead)
-                s = sign * score(Zt, Vt, actor)
-                if top is None or s > top:
-                    top, best = s, [option]
-                elif s == top:
-                    best.append(option)
-            a = best[pick(len(best))] if len(best) > 1 else best[0]
+        a = options[0] if len(options) == 1 else greedy.choose(Z, V, options, pick, imagine,
+                                                                look_ahead)
         tally[a.index] += 1
         effects[a.index](Z, V, chance, *a.args)
         V[2] = actor

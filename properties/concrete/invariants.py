@@ -10,6 +10,7 @@ invariants), never a game's name or rules. A check returns the problems it found
 
 from __future__ import annotations
 
+import random
 import weakref
 from collections.abc import Callable, Iterable
 
@@ -26,7 +27,13 @@ PROPERTIES = {
     "value_semantics": "apply leaves the old state exactly as it was",
     "determinism": "the same seed and choices give the same states",
     "illegal_rejected": "an illegal action raises IllegalAction and changes nothing",
+    "observation": "the player to act has the same legal actions in every state that looks "
+                   "the same to them (a choice never depends on what they cannot see)",
 }
+
+#: How many other states, with the same observation for the player to act, each checked
+#: state is compared with (the items hidden from that player dealt anew each time).
+REDEALS = 2
 
 Problem = tuple[str, str]
 
@@ -74,8 +81,9 @@ def snapshot(state: State) -> tuple:
 
 
 def state_problems(game: Game, state: State, totals: list[int] | None = None,
-                   legal: list[Action] | None = None) -> list[Problem]:
-    """Conservation, the spec's invariants and legal-move existence, in one state."""
+                   legal: list[Action] | None = None, observe: bool = True) -> list[Problem]:
+    """Conservation, the spec's invariants, legal-move existence and (unless `observe` is
+    false) the observation property, in one state."""
     out: list[Problem] = []
     totals = totals if totals is not None else expected_totals(game)
     have = counter(game)(state)
@@ -101,7 +109,51 @@ def state_problems(game: Game, state: State, totals: list[int] | None = None,
         if not legal:
             out.append(("legal_move", f"player {state.active_player} has no legal action in "
                                       f"round {state.round}, and the game is not over"))
+        if observe:
+            out += observation_problems(game, state, legal)
     return out
+
+
+def observation_problems(game: Game, state: State, legal: list[Action]) -> list[Problem]:
+    """The player to act must have the legal actions `legal` in each of `REDEALS` states
+    that look the same to them (`State.redeal`, seeded by the state's step, so a replay
+    checks the same states). A spec whose guard or parameter list reads a zone hidden from
+    the chooser fails, naming the actions that differ and the zones dealt otherwise."""
+    p = state.active_player
+    seen = game.observer(p)
+    if not seen.blind:
+        return []
+    rng = random.Random(f"rulespec observation check {state.step}")
+    for _ in range(REDEALS):
+        other = state.redeal(p, rng)
+        try:
+            theirs = other.legal_actions()
+        except ModelError as exc:
+            dealt = _dealt_otherwise(game, state, other)
+            return [("observation", f"player {p}'s legal actions cannot be listed in a state "
+                                    f"that looks the same to them ({dealt} dealt otherwise): "
+                                    f"{exc}")]
+        if theirs != legal:
+            dealt = _dealt_otherwise(game, state, other)
+            gained = [str(a) for a in theirs if a not in legal]
+            lost = [str(a) for a in legal if a not in theirs]
+            what = "; ".join(x for x in (
+                f"{', '.join(gained)} becomes legal" if gained else "",
+                f"{', '.join(lost)} is no longer legal" if lost else "",
+                "the order differs" if not gained and not lost else "") if x)
+            return [("observation", f"player {p}'s legal actions depend on what they cannot "
+                                    f"see: with {dealt} dealt otherwise (the same for them), "
+                                    f"{what}; a guard or a parameter list reads a zone "
+                                    "hidden from the player to act")]
+    return []
+
+
+def _dealt_otherwise(game: Game, state: State, other: State) -> str:
+    """The zones (members of families by index) whose contents a redeal changed."""
+    names = [f"{z.name}" if z.per is None else f"{z.name}[{j}]" for z in game.ir.zones
+             for j in range(game.layout.zone_count[z.name])]
+    changed = [n for n, a, b in zip(names, state.z, other.z, strict=True) if a != b]
+    return ", ".join(changed) or "nothing"
 
 
 def illegal_problems(state: State, action: Action) -> list[Problem]:

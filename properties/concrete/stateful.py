@@ -388,7 +388,7 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             self.enabled = frozenset(a.index for a in legal)
             for a in legal:
                 self.seen.setdefault(id(a), a)
-            return state_problems(game, state, totals, legal)
+            return state_problems(game, state, totals, legal, observe="observation" in checks)
 
         # -------------------------------------------------------- one action
         def _step(self, action: Action) -> None:

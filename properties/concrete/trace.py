@@ -26,14 +26,22 @@ from model.safe_write import make_folder, write_text
 from model.situation import member_names, read_document, show_value
 
 
-def describe(game: Game, state: State) -> str:
+def seen(state: State, viewer: int | None = None) -> dict[str, Any]:
+    """The state in the situation format's shape: all of it (`viewer` None), or what seat
+    `viewer` sees (`State.observation`), a hidden zone as `{"hidden": n}`."""
+    return state.to_dict() if viewer is None else state.observation(viewer).to_dict()
+
+
+def describe(game: Game, state: State, viewer: int | None = None) -> str:
     """A few lines a person can read: whose turn, the shared zones, each index set's
-    zones and variables by member, each player's zones and variables."""
-    d = state.to_dict()
+    zones and variables by member, each player's zones and variables; with `viewer`, as
+    that seat sees them (a hidden zone as its count)."""
+    d = seen(state, viewer)
     g = game.ir
     per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
     lines = [f"round {d['round']}, player {d['active']} to act"
-             + (" (game over)" if d["terminal"] else "")]
+             + (" (game over)" if d["terminal"] else "")
+             + ("" if viewer is None else f", as player {viewer} sees it")]
     for name, value in d["zones"].items():
         if per[name] is None:
             lines.append(f"  {name}: {_zone_text(value)}")
@@ -56,6 +64,8 @@ def describe(game: Game, state: State) -> str:
 
 
 def _zone_text(value: Any, hint: bool = True) -> str:
+    if isinstance(value, dict) and "hidden" in value:  # an observation's hidden zone
+        return f"{value['hidden']} hidden" + (f", top {value['top']}" if "top" in value else "")
     if isinstance(value, list):
         if len(value) > 8:
             return f"{len(value)} cards, top {value[-1]}"
@@ -65,10 +75,11 @@ def _zone_text(value: Any, hint: bool = True) -> str:
     return " ".join(f"{k}x{c}" if c > 1 else str(k) for k, c in value.items())
 
 
-def changes(game: Game, before: State, after: State) -> list[str]:
+def changes(game: Game, before: State, after: State, viewer: int | None = None) -> list[str]:
     """What differs between two states, one item per zone or variable that changed: a
-    per-player or per-index family member by member (`hand[2]`, `board[A2]`)."""
-    old, new = before.to_dict(), after.to_dict()
+    per-player or per-index family member by member (`hand[2]`, `board[A2]`); with
+    `viewer`, what that seat sees change (a hidden zone by its count)."""
+    old, new = seen(before, viewer), seen(after, viewer)
     g = game.ir
     per = {z.name: z.per for z in g.zones} | {v.name: v.per for v in g.vars}
     out = []
@@ -89,12 +100,13 @@ def changes(game: Game, before: State, after: State) -> list[str]:
     return out
 
 
-def outcome_text(game: Game, before: State, out: Outcome) -> str:
-    """What one action does, as `rulespec legal` shows it: the changes it makes and, when
-    it ends the round, why, what the scoring changes, the round's scores and what follows."""
+def outcome_text(game: Game, before: State, out: Outcome, viewer: int | None = None) -> str:
+    """What one action does, as `rulespec legal` shows it: the changes it makes (as seat
+    `viewer` sees them, if given) and, when it ends the round, why, what the scoring
+    changes, the round's scores and what follows."""
     if out.round_end is None:
-        return "; ".join(changes(game, before, out.state)) or "no change"
-    text = "; ".join(changes(game, before, out.round_end)) or "no change"
+        return "; ".join(changes(game, before, out.state, viewer)) or "no change"
+    text = "; ".join(changes(game, before, out.round_end, viewer)) or "no change"
     text += (f" | round {before.round} ends ({', '.join(out.reasons)}); the round scores "
              f"{list(out.round_scores or ())}, totals {list(out.round_end.scores)}")
     if out.state.is_terminal:
@@ -467,15 +479,17 @@ def step_notes(step: Step) -> list[str]:
     return out
 
 
-def deal_text(game: Game, data: dict[str, Any], state: State) -> list[str]:
-    """The header of a trace: the game, variants, and the situation after the deal."""
+def deal_text(game: Game, data: dict[str, Any], state: State,
+              viewer: int | None = None) -> list[str]:
+    """The header of a trace: the game, variants, and the situation after the deal (as
+    seat `viewer` sees it, if given)."""
     variants = ", ".join(f"{k}={v}" for k, v in game.ir.chosen.items()) or "none"
     how = (f"{len(data['shuffles'])} recorded shuffles" if data.get("shuffles") is not None
            else f"seed {data.get('seed', 0)}")
     if data.get("situation") is not None:
         how += ", from a recorded situation"
     return [f"{game.ir.title}, {game.players} players ({how}); variants: {variants}",
-            "the deal:"] + ["  " + line for line in describe(game, state).splitlines()]
+            "the deal:"] + ["  " + line for line in describe(game, state, viewer).splitlines()]
 
 
 def failure_text(data: dict[str, Any], replay_path: str | Path | None = None) -> str:

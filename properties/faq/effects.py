@@ -16,7 +16,7 @@ import attrs
 
 from model import ir
 
-from ..compare import report
+from ..compare import policies, report
 from ..compare.runner import Version
 from ..compare.stats import compare_play
 from . import commands
@@ -44,15 +44,23 @@ class Effect:
     players: int
     games: int
     changes: tuple[Change, ...]
+    policy_version: int = policies.VERSION  # the policies that played them
 
     def to_data(self) -> dict[str, Any]:
-        return {"players": self.players, "games": self.games,
+        return {"players": self.players, "games": self.games, "policies": self.policy_version,
                 "changes": [attrs.asdict(c) for c in self.changes]}
 
     @classmethod
     def from_data(cls, d: dict[str, Any]) -> Effect:
+        """Statistics read back (stored before policies had a version: version 1)."""
         return cls(int(d["players"]), int(d["games"]),
-                   tuple(Change(**{k: str(v) for k, v in c.items()}) for c in d["changes"]))
+                   tuple(Change(**{k: str(v) for k, v in c.items()}) for c in d["changes"]),
+                   int(d.get("policies", 1)))
+
+    @property
+    def current(self) -> bool:
+        """Played by today's policies (else `rulespec faq` plays them again)."""
+        return self.policy_version == policies.VERSION
 
 
 def statistics_effect(spec: Path, amb: ir.Ambiguity, reading: str, players: int,
@@ -105,7 +113,8 @@ def property_changes(g: ir.GameIR, amb: ir.Ambiguity, reading: str,
 
 def effect_text(e: Effect) -> str:
     """One paragraph: what changes significantly, or that nothing does, with the games."""
-    games = (f"{e.games} games per policy (uniform random and greedy) with {e.players} "
+    greedy = "greedy" if e.current else "a greedy player who saw every hand, an earlier policy"
+    games = (f"{e.games} games per policy (uniform random and {greedy}) with {e.players} "
              "players, the same deals under both readings")
     if not e.changes:
         return f"No play statistic differs significantly ({games})."

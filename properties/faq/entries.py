@@ -171,7 +171,8 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
         if shown is not None:
             stats = entry.get("statistics")
             if (shown.parted and not stored_only and how.statistics_games
-                    and (not isinstance(stats, dict) or stats.get("games") != how.statistics_games)):
+                    and (not isinstance(stats, dict) or stats.get("games") != how.statistics_games
+                         or shown.effect is None or not shown.effect.current)):
                 effect = _effect(path, amb, reading, shown, how, say)
                 entry["statistics"] = effect.to_data()
                 shown = attrs.evolve(shown, effect=effect)

@@ -47,8 +47,9 @@ TABLE_WORDS = ("The table at a parting step, and the situation an example starts
                "holds, each player's hand and other zones as cards (a kind with ×N for N "
                "copies), tokens by kind and count; a variable is listed only where it is not "
                "at its starting value, with the spec's note saying what it means; what the "
-               "step before changed is in bold. Every card is shown, face-down ones too (the "
-               "spec does not say who may see what).")
+               "step before changed is in bold. Every card is shown, face-down ones and other "
+               "players' hands too; a zone that not every player sees says who does (as "
+               "the spec's `sees:` has it), and the others see only how many it holds.")
 
 
 def _answered(a: Answered, legend: table.Legend | None = None) -> Iterator[str]:

@@ -51,6 +51,7 @@ class Entry:
     pile: bool = False  # `items` is the top card of a pile
     count: str = ""  # how many the zone holds, where that is not plain: "12 cards"
     changed: bool = False
+    seen: str = ""  # who sees a zone that not everyone does: "only its player sees it"
 
     def words(self) -> str:
         """The entry as plain text (what is compared between two states): `5 ×2, 6
@@ -211,18 +212,30 @@ def _owned(g: ir.GameIR, d: dict[str, Any], per: str, i: int, order: Mapping[str
 
 
 def _zone(decl: ir.ZoneDecl, value: Any, order: Mapping[str, int]) -> Entry:
-    name, shown = decl.name, label(decl.name)
+    name, shown, seen = decl.name, label(decl.name), seen_by(decl)
     if isinstance(value, list):  # a pile, bottom first
         if not value:
-            return Entry(name, shown)
+            return Entry(name, shown, seen=seen)
         n = len(value)
         return Entry(name, shown, ((str(value[-1]), 1),), pile=True,
-                     count=f"{n} {_noun(decl.holds, n)}")
+                     count=f"{n} {_noun(decl.holds, n)}", seen=seen)
     counts = sorted(((str(k), int(c)) for k, c in value.items() if c),
                     key=lambda kc: order.get(kc[0], len(order)))
     total = sum(c for _, c in counts)
     return Entry(name, shown, tuple(counts),
-                 count=f"{total} {_noun(decl.holds, total)}" if len(counts) > 1 else "")
+                 count=f"{total} {_noun(decl.holds, total)}" if len(counts) > 1 else "",
+                 seen=seen)
+
+
+def seen_by(decl: ir.ZoneDecl) -> str:
+    """Who sees a zone, in a player's words, where not everyone does (its `sees:` and
+    `top:`); the others see how many it holds."""
+    owner = "its player" if decl.per == "player" else f"its {label(decl.per or 'owner')}"
+    if decl.sees == "everyone":
+        return ""
+    whole = f"only {owner} sees it" if decl.sees == "owner" else "face down"
+    top = {"everyone": "the top card face up", "owner": f"only {owner} sees the top card"}
+    return whole + (f", {top[decl.top]}" if decl.top in top else "")
 
 
 def _noun(holds: str, n: int) -> str:
@@ -260,7 +273,10 @@ def markdown_lines(t: Table) -> list[str]:
 
 
 def _md_entry(e: Entry) -> str:
-    text = f"{_md(e.label)} {_md(e.words())}"
+    words = e.words()
+    if e.seen:  # `6 ×2 (3 cards; only its player sees it)`
+        words = f"{words[:-1]}; {e.seen})" if words.endswith(")") else f"{words} ({e.seen})"
+    text = f"{_md(e.label)} {_md(words)}"
     return f"**{text}**" if e.changed else text
 
 
@@ -288,7 +304,9 @@ def _html_entry(t: Table, e: Entry) -> str:
     else:
         body = "".join(_tile(t, k, n) for k, n in e.items) + (" on top" if e.pile else "") + (
             f' <span class="count">({escape(e.count)})</span>' if e.count else "")
-    return f'<span class="{cls}"><span class="name">{escape(e.label)}</span> {body}</span>'
+    seen = f' <span class="seen">({escape(e.seen)})</span>' if e.seen else ""
+    return (f'<span class="{cls}"><span class="name">{escape(e.label)}</span> {body}'
+            f"{seen}</span>")
 
 
 
