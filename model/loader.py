@@ -261,7 +261,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             self.scope.zones[name] = ir.ZoneDecl(name, z["order"], z.get("per"), z["holds"],
                                                  sees, top)
 
-    def visibility(self, name: str, z: dict) -> tuple[str, str | None]:
+    def visibility(self, name: str, z: dict[str, Any]) -> tuple[str, str | None]:
         """A zone's `sees:` and `top:` (docs/spec-language.md#visibility), checked."""
         sees, top = z.get("sees", "everyone"), z.get("top")
         for key, value in (("sees", sees), ("top", top)):

@@ -138,10 +138,10 @@ class Observer:
                     values.append({names[k]: c for k, c in enumerate(seen) if c})
             zones[decl.name] = values[0] if decl.per is None else values
         vars_: dict[str, Any] = {}
-        for decl in g.vars:
-            base, n = L.var_base[decl.name], L.var_count[decl.name]
+        for vdecl in g.vars:
+            base, n = L.var_base[vdecl.name], L.var_count[vdecl.name]
             values = list(obs.vars[base:base + n])
-            vars_[decl.name] = values[0] if decl.per is None else values
+            vars_[vdecl.name] = values[0] if vdecl.per is None else values
         v = obs.vars
         return {"game": g.id, "players": g.players, "as": obs.player, "round": v[1],
                 "active": v[0], "last_actor": v[2], "terminal": obs.terminal,
