@@ -267,17 +267,32 @@ def html(t: Table) -> str:
     """The table as HTML: a row per owner, each card or token drawn as a small tile with
     its kind's name (and its attributes as a tooltip), changed entries of class
     `changed`."""
-    out = [f'<div class="table"><p class="heading">{escape(t.heading)}.</p><dl>']
+    heading, rows, notes = html_parts(t)
+    return join_html(heading, rows, notes)
+
+
+def html_parts(t: Table) -> tuple[str, list[tuple[str, list[str]]], str]:
+    """The pieces `html` joins (`join_html`): the heading paragraph, each row's `<dt>`
+    with the HTML of each of its entries, and the paragraph of notes (empty where none is
+    shown). The explorer (`explorer.py`, `explorer.js`) keeps each piece once and joins
+    them in the page the same way."""
+    rows = []
     for r in t.rows:
         cls = ' class="to-act"' if r.to_act else ""
         title = escape(r.title) + (" (to act)" if r.to_act else "")
-        body = "".join(_html_entry(t, e) for e in r.entries) or "nothing"
-        out.append(f"<dt{cls}>{title}</dt><dd>{body}</dd>")
-    out.append("</dl>")
+        rows.append((f"<dt{cls}>{title}</dt>", [_html_entry(t, e) for e in r.entries]))
+    notes = ""
     if t.legend:
-        out.append('<p class="legend">' + "; ".join(
+        notes = ('<p class="legend">' + "; ".join(
             f"<em>{escape(label(k))}</em>: {escape(v)}" for k, v in t.legend) + ".</p>")
-    return "".join(out) + "</div>"
+    return f'<p class="heading">{escape(t.heading)}.</p>', rows, notes
+
+
+def join_html(heading: str, rows: list[tuple[str, list[str]]], notes: str) -> str:
+    """The table's HTML from its pieces (`html_parts`); explorer.js's `tableHtml` joins
+    them alike."""
+    body = "".join(f"{dt}<dd>{''.join(entries) or 'nothing'}</dd>" for dt, entries in rows)
+    return f'<div class="table">{heading}<dl>{body}</dl>{notes}</div>'
 
 
 def _html_entry(t: Table, e: Entry) -> str:
