@@ -234,12 +234,14 @@ def _shown(page: Any) -> dict[str, Any]:
     """What the explorer shows now."""
     return page.evaluate("""() => {
       const col = c => document.getElementById('col-' + c);
+      const shown = c => document.getElementById('table-' + c);
       const read = c => ({
         legal: [...col(c).querySelectorAll('.legal li code')].map(e => e.textContent),
         only: [...col(c).querySelectorAll('.legal li.only code')].map(e => e.textContent),
-        heading: col(c).querySelector('.table .heading').textContent,
-        changed: col(c).querySelectorAll('.table .changed').length,
-        took: col(c).querySelector('.took').textContent});
+        heading: shown(c).querySelector('.table .heading').textContent,
+        changed: shown(c).querySelectorAll('.table .changed').length,
+        took: col(c).querySelector('.took').textContent,
+        name: col(c).querySelector('.reading').textContent});
       const root = document.getElementById('explorer');
       return {where: document.getElementById('where').textContent, part: root.dataset.part,
               marker: document.getElementById('marker').hidden ? '' :
@@ -252,6 +254,8 @@ def _shown(page: Any) -> dict[str, Any]:
 def _check_position(w: Walk, k: int, shown: dict[str, Any]) -> None:
     where = f"{w.id}, position {k}"
     assert shown["where"].startswith(w.label(k) + " ("), (where, shown["where"])
+    assert shown["columns"][0]["name"] == f"ruling {w.ruling}", where
+    assert shown["columns"][1]["name"] == w.reading, where
     for c in (0, 1):
         col, state = shown["columns"][c], w.states[c][k]
         assert col["legal"] == list(w.legal[c][k]), (where, c)
@@ -322,6 +326,6 @@ def test_every_published_parting_game_is_in_the_explorer_and_parts_where_the_rep
                                              for p in stored)
             for path in stored:
                 w = walk(path)
-                page.goto((site / f"{game}-explorer.html#{w.id}").as_uri())
+                page.goto((site / f"{game}-explorer.html").as_uri() + f"#{w.id}")
                 page.click("#part")
                 _check_position(w, w.part, _shown(page))

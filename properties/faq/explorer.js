@@ -5,7 +5,7 @@
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("explorer-data").textContent);
-  var pieces = data.pieces, tables = data.tables, legals = data.legals;
+  var pieces = data.pieces, tables = data.tables, legals = data.legals, actions = data.actions;
   var games = data.partings, byId = {};
   games.forEach(function (g, i) { byId[g.id] = i; });
   var current = 0, position = 0;
@@ -23,7 +23,10 @@
     var t = tables[i], out = ['<div class="table">', pieces[t[0]], "<dl>"];
     t[2].forEach(function (row) {
       out.push(pieces[row[0]], "<dd>");
-      out.push(row[1].length ? row[1].map(function (e) { return pieces[e]; }).join("") : "nothing");
+      if (!row[1].length) out.push("nothing");
+      row[1].forEach(function (entry) {
+        entry.forEach(function (x) { out.push(pieces[x]); });
+      });
       out.push("</dd>");
     });
     out.push("</dl>", t[1] >= 0 ? pieces[t[1]] : "", "</div>");
@@ -64,6 +67,7 @@
       var col = $("col-" + c);
       col.querySelector(".reading").textContent = names(g)[c];
       col.querySelector(".reading-text").textContent = g.texts[c];
+      $("table-" + c).querySelector(".reading").textContent = "The table under " + names(g)[c];
     });
   }
 
@@ -92,10 +96,12 @@
                     ": each table is marked where it differs from the other reading's.");
     }
     showDifferences(g, step);
-    var lists = step.columns.map(function (c) { return legals[c[1]]; });
+    var lists = step.columns.map(function (c) {
+      return legals[c[1]].map(function (a) { return actions[a]; });
+    });
     step.columns.forEach(function (column, c) {
       var col = $("col-" + c);
-      col.querySelector(".shown").innerHTML = tableHtml(column[0]);
+      $("table-" + c).querySelector(".shown").innerHTML = tableHtml(column[0]);
       var legal = lists[c], other = lists[1 - c];
       col.querySelector(".legal-title").textContent = legal.length
         ? "Player " + column[3] + " may take (" + legal.length + "):"

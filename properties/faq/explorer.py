@@ -18,9 +18,10 @@ differ (the action before it parted them; at the deal, the deals differ).
 
 A table is highlighted against the step before, except where the readings' states differ:
 there each reading's table is highlighted against the other's. Every piece of HTML (a
-heading, a row's title, an entry, the notes) is kept once in `pieces` and every table and
-list of legal actions once in `tables` and `legals`, so that a game of a few hundred steps
-stays a page of a few hundred kilobytes. The JSON is escaped for a `<script>` element
+heading, a row's title, the start of an entry, a card's tile, the notes) is kept once in
+`pieces`, every table once in `tables`, every action once in `actions` and every list of
+legal actions (indices into `actions`) once in `legals`, so that a game of a few hundred
+steps stays a page of a few hundred kilobytes. The JSON is escaped for a `<script>` element
 (`script_json`): `<`, `>` and `&` as `\\u003c`, `\\u003e`, `\\u0026`, so no text of the
 spec can close the element; the script puts spec text into the page as text, and only the
 pieces (escaped by `table.py`) as HTML.
@@ -84,7 +85,7 @@ class _Pool:
         self._index: dict[str, int] = {}
 
     def add(self, value: Any) -> int:
-        key = json.dumps(value, separators=(",", ":"))
+        key = value if isinstance(value, str) else "\0" + json.dumps(value, separators=(",", ":"))
         if key not in self._index:
             self._index[key] = len(self.values)
             self.values.append(value)
@@ -98,13 +99,14 @@ class _Data:
         self.faq = faq
         self.legend = table.legend(faq.spec)
         self.store = Store(faq.store, faq.spec.stem, faq.spec) if faq.store else None
-        self.pieces, self.tables, self.legals = _Pool(), _Pool(), _Pool()
+        self.pieces, self.tables, self.legals, self.actions = _Pool(), _Pool(), _Pool(), _Pool()
 
     def table(self, state: State, other: State | None) -> int:
         heading, rows, notes = table.html_parts(table.build(state, other, self.legend))
         add = self.pieces.add
         return self.tables.add([add(heading), add(notes) if notes else -1,
-                                [[add(dt), [add(e) for e in entries]] for dt, entries in rows]])
+                                [[add(dt), [[add(x) for x in e] for e in entries]]
+                                 for dt, entries in rows]])
 
     def game(self, q: Question, p: Parting) -> dict[str, Any] | None:
         """One parting game, replayed under both readings; None where it does not replay."""
@@ -132,7 +134,7 @@ class _Data:
                     shown = self.table(states[k], states[k - 1] if k else None)
                 ended = list(ends[k]) if k < len(actions) else []
                 state = states[k]
-                columns.append([shown, self.legals.add(legal[c][k]), ended,
+                columns.append([shown, self.legals.add([self.actions.add(a) for a in legal[c][k]]), ended,
                                 None if state.is_terminal else state.active_player])
             steps.append({"label": _label(k, len(actions), kind),
                           "player": ruling[k].active_player if not ruling[k].is_terminal
@@ -192,7 +194,8 @@ def page(faq: GameFaq) -> tuple[str, list[str]]:
         if g is not None:
             games.append(g)
     data = {"title": faq.title, "partings": games, "pieces": found.pieces.values,
-            "tables": found.tables.values, "legals": found.legals.values}
+            "tables": found.tables.values, "legals": found.legals.values,
+            "actions": found.actions.values}
     title = f"{faq.title}: rules explorer"
     return title, list(_body(faq, title, games, data))
 
@@ -229,11 +232,15 @@ def _body(faq: GameFaq, title: str, games: list[dict[str, Any]], data: dict[str,
            '<span id="where" aria-live="polite"></span></div>')
     yield '<p id="marker" class="marker" hidden></p>'
     yield '<div id="differences" hidden></div>'
-    yield '<div class="columns">' + "".join(
+    # the legal actions side by side at every width, then the tables (one above the other
+    # on a phone)
+    yield '<div class="columns both">' + "".join(
         f'<section class="column" id="col-{c}"><h3 class="reading"></h3>'
-        '<p class="reading-text muted"></p><div class="shown"></div>'
-        '<p class="legal-title"></p><ul class="legal"></ul><p class="took"></p></section>'
-        for c in (0, 1)) + "</div>"
+        '<p class="reading-text muted"></p><p class="legal-title"></p><ul class="legal"></ul>'
+        '<p class="took"></p></section>' for c in (0, 1)) + "</div>"
+    yield '<div class="columns tables">' + "".join(
+        f'<section class="column" id="table-{c}"><h3 class="reading"></h3>'
+        '<div class="shown"></div></section>' for c in (0, 1)) + "</div>"
     yield ('<details class="timeline"><summary>Every step of this game</summary>'
            '<ol id="timeline"></ol></details>')
     yield "</div>"

@@ -271,16 +271,16 @@ def html(t: Table) -> str:
     return join_html(heading, rows, notes)
 
 
-def html_parts(t: Table) -> tuple[str, list[tuple[str, list[str]]], str]:
+def html_parts(t: Table) -> tuple[str, list[tuple[str, list[list[str]]]], str]:
     """The pieces `html` joins (`join_html`): the heading paragraph, each row's `<dt>`
-    with the HTML of each of its entries, and the paragraph of notes (empty where none is
-    shown). The explorer (`explorer.py`, `explorer.js`) keeps each piece once and joins
-    them in the page the same way."""
+    with each of its entries as the pieces of its HTML (the name, each tile, the rest),
+    and the paragraph of notes (empty where none is shown). The explorer (`explorer.py`,
+    `explorer.js`) keeps each piece once and joins them in the page the same way."""
     rows = []
     for r in t.rows:
         cls = ' class="to-act"' if r.to_act else ""
         title = escape(r.title) + (" (to act)" if r.to_act else "")
-        rows.append((f"<dt{cls}>{title}</dt>", [_html_entry(t, e) for e in r.entries]))
+        rows.append((f"<dt{cls}>{title}</dt>", [_entry_parts(t, e) for e in r.entries]))
     notes = ""
     if t.legend:
         notes = ('<p class="legend">' + "; ".join(
@@ -288,22 +288,24 @@ def html_parts(t: Table) -> tuple[str, list[tuple[str, list[str]]], str]:
     return f'<p class="heading">{escape(t.heading)}.</p>', rows, notes
 
 
-def join_html(heading: str, rows: list[tuple[str, list[str]]], notes: str) -> str:
+def join_html(heading: str, rows: list[tuple[str, list[list[str]]]], notes: str) -> str:
     """The table's HTML from its pieces (`html_parts`); explorer.js's `tableHtml` joins
     them alike."""
-    body = "".join(f"{dt}<dd>{''.join(entries) or 'nothing'}</dd>" for dt, entries in rows)
+    body = "".join(f"{dt}<dd>{''.join(''.join(e) for e in entries) or 'nothing'}</dd>"
+                   for dt, entries in rows)
     return f'<div class="table">{heading}<dl>{body}</dl>{notes}</div>'
 
 
-def _html_entry(t: Table, e: Entry) -> str:
+def _entry_parts(t: Table, e: Entry) -> list[str]:
+    """One entry's HTML in pieces: its opening with its name, each tile (a kind and its
+    `×n`), then the rest (`on top`, the count, the closing tag)."""
     cls = "entry changed" if e.changed else "entry"
+    head = f'<span class="{cls}"><span class="name">{escape(e.label)}</span> '
     if e.text or not e.items:
-        body = escape(e.words())
-    else:
-        body = "".join(_tile(t, k, n) for k, n in e.items) + (" on top" if e.pile else "") + (
-            f' <span class="count">({escape(e.count)})</span>' if e.count else "")
-    return f'<span class="{cls}"><span class="name">{escape(e.label)}</span> {body}</span>'
-
+        return [head + escape(e.words()) + "</span>"]
+    tail = (" on top" if e.pile else "") + (
+        f' <span class="count">({escape(e.count)})</span>' if e.count else "")
+    return [head, *(_tile(t, k, n) for k, n in e.items), tail + "</span>"]
 
 
 #: A colour for a drawing: a plain word (a CSS colour keyword, or a word CSS ignores).
