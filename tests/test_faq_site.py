@@ -247,7 +247,9 @@ def _shown(page: Any) -> dict[str, Any]:
               marker: document.getElementById('marker').hidden ? '' :
                       document.getElementById('marker').textContent,
               columns: [read(0), read(1)],
-              width: document.scrollingElement.scrollWidth};
+              width: document.scrollingElement.scrollWidth,
+              unscrolled: [...document.querySelectorAll('#explorer table')].filter(
+                t => getComputedStyle(t.parentElement).overflowX !== 'auto').length};
     }""")
 
 
@@ -286,7 +288,11 @@ def test_the_explorer_steps_through_one_parting_game_per_game_at_desktop_and_pho
         for game in GAMES:
             w = _clicked_through(game)
             for width in (1280, 390):
-                page = browser.new_page(viewport={"width": width, "height": 1000})
+                phone = width < 500  # laid out as a phone: the viewport tag is honoured
+                context = browser.new_context(viewport={"width": width, "height": 1000},
+                                              is_mobile=phone, has_touch=phone,
+                                              device_scale_factor=2 if phone else 1)
+                page = context.new_page()
                 page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
                 page.on("console", lambda m: problems.append(f"console: {m.text}")
                         if m.type in ("error", "warning") else None)
@@ -309,7 +315,9 @@ def test_the_explorer_steps_through_one_parting_game_per_game_at_desktop_and_pho
                     _check_position(w, w.part + 1, after)
                     assert all(c["changed"] for c in after["columns"]), w.id
                     assert after["marker"], w.id
-                page.close()
+                    assert after["width"] <= width, f"{w.id}: {after['width']} px at {width}"
+                    assert after["unscrolled"] == 0, w.id
+                context.close()
             assert (artifacts / f"explorer-{game}-390.png").stat().st_size > 0
     assert problems == []
 

@@ -35,7 +35,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from model import State
+from model import ModelError, SpecError, State
 
 from ..compare.parting import observe
 from . import commands, table
@@ -111,8 +111,11 @@ class _Data:
     def game(self, q: Question, p: Parting) -> dict[str, Any] | None:
         """One parting game, replayed under both readings; None where it does not replay."""
         assert self.store is not None and p.replay is not None
-        data = self.store.replay(p.replay)
-        both = [replay_states(data, {q.id: v}) for v in (q.ruling, p.reading)]
+        try:
+            data = self.store.replay(p.replay)
+            both = [replay_states(data, {q.id: v}) for v in (q.ruling, p.reading)]
+        except (ModelError, SpecError):  # the FAQ read it back; a file changed since
+            return None
         (ruling, ruling_ends), (other, other_ends) = both
         if len(ruling) != len(other):
             return None
