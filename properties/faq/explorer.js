@@ -47,7 +47,8 @@
     r.append(faq, ".");
     var s = $("start");
     s.textContent = "";
-    if (g.play) s.append("From the deal of seed " + g.seed + " (", code(g.play), "); ");
+    if (g.situation) s.append("From the situation recorded in the replay file; ");
+    else if (g.play) s.append("From the deal of seed " + g.seed + " (", code(g.play), "); ");
     else s.append("From a deal z3 chose (its shuffles are in the replay file); ");
     s.append("found by " + g.found_by + ". Replay it: ", code(g.replays[0]), " (the ruling), ",
              code(g.replays[1]), " (the reading).");

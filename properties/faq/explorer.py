@@ -150,7 +150,8 @@ class _Data:
                steps: list[dict[str, Any]], ruling: State, other: State) -> dict[str, Any]:
         faq = self.faq
         readings = {v.name: v.reading for v in q.readings}
-        seed = None if "shuffles" in data else int(data.get("seed", 0))
+        situation = data.get("situation") is not None  # a replay may start from one
+        seed = None if "shuffles" in data or situation else int(data.get("seed", 0))
         players = int(data["players"])
         play = commands.play(faq.spec_argument, players, seed) if seed is not None else None
         replays = list(replay_commands(faq, q, p))
@@ -159,6 +160,7 @@ class _Data:
                 "ruling": q.ruling, "reading": p.reading,
                 "texts": [readings.get(q.ruling, ""), readings.get(p.reading, "")],
                 "players": players, "seed": seed, "play": play, "replays": replays,
+                "situation": situation,
                 "found_by": FOUND_BY.get(p.how, p.how), "part": part, "parts_by": kind,
                 "differences": found if kind != "legal" else [], "steps": steps,
                 "faq": f"{faq.id}.html#q-{q.id}"}
@@ -249,12 +251,12 @@ def _body(faq: GameFaq, title: str, games: list[dict[str, Any]], data: dict[str,
     yield "</div>"
     yield "<h2>The parting games</h2><ul class=\"partings\">"
     for g in games:
-        n = len(g["steps"])
+        n, where = len(g["steps"]), g["steps"][g["part"]]["label"]
         yield (f'<li id="{escape(g["id"])}"><a href="#{escape(g["id"])}">'
                f'{escape(g["question"])}</a> <code>{escape(g["ruling"])}</code> against '
-               f'<code>{escape(g["reading"])}</code>, {g["players"]} players, '
-               f'{escape(g["steps"][g["part"]]["label"].lower())} of {n} '
-               f'position{"s" if n != 1 else ""}</li>')
+               f'<code>{escape(g["reading"])}</code>, {g["players"]} players: they part at '
+               f'{escape(where[:1].lower() + where[1:])} ({n} position{"s" if n != 1 else ""})'
+               "</li>")
     yield "</ul>"
     yield f'<script type="application/json" id="explorer-data">{script_json(data)}</script>'
     yield f"<script>{SCRIPT}</script>"
