@@ -189,9 +189,9 @@ def _label(k: int, actions: int, kind: str) -> str:
     return f"Step {k + 1}" + (" (the deal)" if k == 0 else "")
 
 
-def page(faq: GameFaq) -> tuple[str, list[str]]:
-    """The explorer of one game: its title, and its body (the site adds the page around it
-    and the style `STYLE`)."""
+def page(faq: GameFaq) -> tuple[str, list[str], set[str]]:
+    """The explorer of one game: its title, its body (the site adds the page around it and
+    the style `STYLE`) and the parting games it shows (their `anchor`s)."""
     found = _Data(faq)
     games = []
     for q, p in explorable(faq):
@@ -202,7 +202,7 @@ def page(faq: GameFaq) -> tuple[str, list[str]]:
             "tables": found.tables.values, "legals": found.legals.values,
             "actions": found.actions.values}
     title = f"{faq.title}: rules explorer"
-    return title, list(_body(faq, title, games, data))
+    return title, list(_body(faq, title, games, data)), {g["id"] for g in games}
 
 
 def _body(faq: GameFaq, title: str, games: list[dict[str, Any]], data: dict[str, Any]

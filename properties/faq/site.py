@@ -43,11 +43,14 @@ def write_site(faqs: Iterable[GameFaq], folder: Path) -> list[Path]:
     returns the files written."""
     faqs = list(faqs)
     make_folder(folder)
-    pages = {"index.html": _index(faqs)}
+    explored = {faq.id: explorer.page(faq) for faq in faqs if explorer.explorable(faq)}
+    explored = {k: v for k, v in explored.items() if v[2]}  # a game that replays
+    shown = {k: v[2] for k, v in explored.items()}
+    pages = {"index.html": _index(faqs, shown)}
     for faq in faqs:
-        pages[f"{faq.id}.html"] = _game(faq)
-        if explorer.explorable(faq):
-            title, body = explorer.page(faq)
+        pages[f"{faq.id}.html"] = _game(faq, shown.get(faq.id, set()))
+        if faq.id in explored:
+            title, body, _ids = explored[faq.id]
             pages[explorer.page_name(faq)] = _page(title, body, style=explorer.STYLE)
         for source in faq.sources:
             pages[f"{source}.html"] = _rulebook(faq, source)
@@ -73,7 +76,9 @@ def _cite_link(cite: str) -> str:
 
 
 # ----------------------------------------------------------------------- index
-def _index(faqs: list[GameFaq]) -> str:
+def _index(faqs: list[GameFaq], explored: dict[str, set[str]]) -> str:
+    """The games, with their counts of questions, explorer and rulebooks (`explored`: the
+    parting games each game's explorer shows)."""
     body = ["<h1>Clarified rules</h1>",
             "<p>Every place where a rulebook is ambiguous, silent, in conflict with another "
             "source, or needs a fact from outside it: the readings, the ruling, and a game "
@@ -84,7 +89,7 @@ def _index(faqs: list[GameFaq]) -> str:
             "<th>rules explorer</th><th>annotated rulebooks</th></tr>"]
     for faq in faqs:
         books = ", ".join(f'<a href="{escape(s)}.html">{escape(s)}</a>' for s in faq.sources)
-        games = len(explorer.explorable(faq))
+        games = len(explored.get(faq.id, ()))
         explore = (f'<a href="{escape(explorer.page_name(faq))}">{games} parting '
                    f'game{"s" if games != 1 else ""}</a>' if games else "none stored")
         body.append(f'<tr><td><a href="{escape(faq.id)}.html">{escape(faq.title)}</a></td>'
@@ -95,14 +100,16 @@ def _index(faqs: list[GameFaq]) -> str:
 
 
 # ------------------------------------------------------------------- game FAQ
-def _game(faq: GameFaq) -> str:
+def _game(faq: GameFaq, explored: set[str]) -> str:
+    """A game's FAQ page; `explored`: the explorer's parting games (`explorer.anchor`), each
+    linked from its example."""
     body = [f"<h1>{escape(faq.title)}: clarified rules</h1>",
             f"<p class=\"muted\">From <code>spec/{escape(faq.spec.name)}</code>; sources "
             + ", ".join(f'<a href="{escape(s)}.html">{escape(s)}</a>' for s in faq.sources)
             + f". Examples are {faq.players}-player games."
             + (f' <a href="{escape(explorer.page_name(faq))}">The rules explorer</a> steps '
                "through each parting game under both readings."
-               if explorer.explorable(faq) else "") + "</p>", "<ol>"]
+               if explored else "") + "</p>", "<ol>"]
     body += [f'<li><a href="#q-{escape(q.id)}">{escape(q.question)}</a></li>'
              for q in faq.questions]
     body.append("</ol>")
@@ -110,7 +117,7 @@ def _game(faq: GameFaq) -> str:
         body.append('<p><a href="#answered">Questions the rulebooks answer</a> '
                     f"({len(faq.answered)}, each with an example the test suite plays)</p>")
     for q in faq.questions:
-        body += list(_question(faq, q))
+        body += list(_question(faq, q, explored))
     if faq.answered:
         body.append('<h2 id="answered">Questions the rulebooks answer</h2>')
         legend = table.legend(faq.spec)
@@ -191,7 +198,7 @@ def _inline(text: str) -> str:
     return "".join(f"<code>{x}</code>" if i % 2 else x for i, x in enumerate(parts))
 
 
-def _question(faq: GameFaq, q: Question) -> Iterator[str]:
+def _question(faq: GameFaq, q: Question, explored: set[str]) -> Iterator[str]:
     yield f'<section id="q-{escape(q.id)}"><h2>{escape(q.question)}</h2>'
     cites = ", ".join(_cite_link(c) for c in q.cite)
     yield (f'<p><span class="kind {escape(q.kind)}">{escape(q.kind_words)}</span> '
@@ -203,11 +210,11 @@ def _question(faq: GameFaq, q: Question) -> Iterator[str]:
     yield "</ul>"
     yield f'<p><span class="ruling">Ruling: <code>{escape(q.ruling)}</code>.</span> {escape(q.rationale)}</p>'
     for p in q.partings:
-        yield from _example(faq, q, p)
+        yield from _example(faq, q, p, explored)
     yield "</section>"
 
 
-def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
+def _example(faq: GameFaq, q: Question, p: Parting, explored: set[str]) -> Iterator[str]:
     title = f"<code>{escape(q.ruling)}</code> against <code>{escape(p.reading)}</code>"
     yield f'<div class="example"><h3>{title}</h3>'
     if p.status != "parted":
@@ -254,9 +261,10 @@ def _example(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         yield (f'<p class="replay"><strong>Replay:</strong> <code>{escape(ruling)}</code> shows '
                f"this game under the ruling, <code>{escape(reading)}</code> under that "
                "reading.</p>")
-        target = f"{explorer.page_name(faq)}#{explorer.anchor(q, p)}"
-        yield (f'<p class="replay"><a href="{escape(target)}">Step through it in the rules '
-               "explorer</a>, both readings side by side.</p>")
+        if explorer.anchor(q, p) in explored:
+            target = f"{explorer.page_name(faq)}#{explorer.anchor(q, p)}"
+            yield (f'<p class="replay"><a href="{escape(target)}">Step through it in the rules '
+                   "explorer</a>, both readings side by side.</p>")
     yield "</div>"
 
 
