@@ -270,7 +270,8 @@ def published_faq(result: Result, folder: Path) -> None:
 
 def faq_site(result: Result, folder: Path) -> None:
     pages = {p.name for p in (folder / "site").glob("*.html")}
-    assert {"index.html", *(f"{g}.html" for g in GAMES)} <= pages, pages
+    assert {"index.html", *(f"{g}.html" for g in GAMES),
+            *(f"{g}-explorer.html" for g in GAMES)} <= pages, pages
 
 
 def faq_of_every_spec(result: Result, folder: Path) -> None:

@@ -6,5 +6,8 @@
 - `claims`: what a variant claims about how it differs, refuted by play where false;
 - `citations`: every `cite:` of a spec with the clause that makes it;
 - `markdown`: the FAQ as Markdown (docs/faq/<game>.md);
-- `site`: the FAQ as a self-contained static site, with the annotated rulebooks.
+- `site`: the FAQ as a self-contained static site, with the annotated rulebooks;
+- `table`: a state drawn as the table a player sees;
+- `explorer`: the site's rules explorer, each parting game stepped through under both
+  readings.
 """

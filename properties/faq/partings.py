@@ -245,13 +245,15 @@ def replay_data(spec: Path, amb: ir.Ambiguity, found: Found) -> dict[str, Any]:
 def replayed(data: dict[str, Any], amb: ir.Ambiguity, reading: str) -> tuple[list[State],
                                                                                list[State]]:
     """The states of a replay under the ruling and under `reading`."""
-    return _replay(data, {amb.id: amb.default})[0], _replay(data, {amb.id: reading})[0]
+    return replay_states(data, {amb.id: amb.default})[0], replay_states(data, {amb.id: reading})[0]
 
 
-def _replay(data: dict[str, Any], variants: dict[str, str]
-            ) -> tuple[list[State], list[tuple[str, ...]]]:
+def replay_states(data: dict[str, Any], variants: dict[str, str]
+                  ) -> tuple[list[State], list[tuple[str, ...]]]:
     """The states of a replay under `variants` and, per action, the round-end conditions it
-    made true (`name, citation, ...`; none where the round went on)."""
+    made true (`name, citation, ...`; none where the round went on). Each call replays
+    with a chance of its own (a seed's, or the recorded shuffles), so the same file can be
+    replayed under each reading (the FAQ, the explorer)."""
     data = {**data, "variants": variants}
     game = tr.load_game(data)
     state, chance = tr.start(game, data)
@@ -287,8 +289,8 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
     readings exactly at its end. The game stops either after the step whose outcome
     differs (the last action is then that step's) or where the legal actions differ."""
     try:
-        (old, old_ends), (new, new_ends) = (_replay(data, {amb.id: amb.default}),
-                                            _replay(data, {amb.id: reading}))
+        (old, old_ends), (new, new_ends) = (replay_states(data, {amb.id: amb.default}),
+                                            replay_states(data, {amb.id: reading}))
     except (ModelError, SpecError):
         return None
     if not parts_at_the_end(old, new):

@@ -284,30 +284,46 @@ def html(t: Table) -> str:
     """The table as HTML: a row per owner, each card or token drawn as a small tile with
     its kind's name (and its attributes as a tooltip), changed entries of class
     `changed`."""
-    out = [f'<div class="table"><p class="heading">{escape(t.heading)}.</p><dl>']
+    heading, rows, notes = html_parts(t)
+    return join_html(heading, rows, notes)
+
+
+def html_parts(t: Table) -> tuple[str, list[tuple[str, list[list[str]]]], str]:
+    """The pieces `html` joins (`join_html`): the heading paragraph, each row's `<dt>`
+    with each of its entries as the pieces of its HTML (the name, each tile, the rest),
+    and the paragraph of notes (empty where none is shown). The explorer (`explorer.py`,
+    `explorer.js`) keeps each piece once and joins them in the page the same way."""
+    rows = []
     for r in t.rows:
         cls = ' class="to-act"' if r.to_act else ""
         title = escape(r.title) + (" (to act)" if r.to_act else "")
-        body = "".join(_html_entry(t, e) for e in r.entries) or "nothing"
-        out.append(f"<dt{cls}>{title}</dt><dd>{body}</dd>")
-    out.append("</dl>")
+        rows.append((f"<dt{cls}>{title}</dt>", [_entry_parts(t, e) for e in r.entries]))
+    notes = ""
     if t.legend:
-        out.append('<p class="legend">' + "; ".join(
+        notes = ('<p class="legend">' + "; ".join(
             f"<em>{escape(label(k))}</em>: {escape(v)}" for k, v in t.legend) + ".</p>")
-    return "".join(out) + "</div>"
+    return f'<p class="heading">{escape(t.heading)}.</p>', rows, notes
 
 
-def _html_entry(t: Table, e: Entry) -> str:
+def join_html(heading: str, rows: list[tuple[str, list[list[str]]]], notes: str) -> str:
+    """The table's HTML from its pieces (`html_parts`); explorer.js's `tableHtml` joins
+    them alike."""
+    body = "".join(f"{dt}<dd>{''.join(''.join(e) for e in entries) or 'nothing'}</dd>"
+                   for dt, entries in rows)
+    return f'<div class="table">{heading}<dl>{body}</dl>{notes}</div>'
+
+
+def _entry_parts(t: Table, e: Entry) -> list[str]:
+    """One entry's HTML in pieces: its opening with its name, each tile (a kind and its
+    `×n`), then the rest (`on top`, the count, the closing tag)."""
     cls = "entry changed" if e.changed else "entry"
-    if e.text or not e.items:
-        body = escape(e.words())
-    else:
-        body = "".join(_tile(t, k, n) for k, n in e.items) + (" on top" if e.pile else "") + (
-            f' <span class="count">({escape(e.count)})</span>' if e.count else "")
+    head = f'<span class="{cls}"><span class="name">{escape(e.label)}</span> '
     seen = f' <span class="seen">({escape(e.seen)})</span>' if e.seen else ""
-    return (f'<span class="{cls}"><span class="name">{escape(e.label)}</span> {body}'
-            f"{seen}</span>")
-
+    if e.text or not e.items:
+        return [head + escape(e.words()) + seen + "</span>"]
+    tail = (" on top" if e.pile else "") + (
+        f' <span class="count">({escape(e.count)})</span>' if e.count else "")
+    return [head, *(_tile(t, k, n) for k, n in e.items), tail + seen + "</span>"]
 
 
 #: A colour for a drawing: a plain word (a CSS colour keyword, or a word CSS ignores).
