@@ -35,11 +35,7 @@ CYCLE_EDGES = frozenset({"module level", "in a function", "under TYPE_CHECKING"}
 MAX_LINES = 900
 #: Modules known to be longer, each with the reason and what is to become of it. The list
 #: only shrinks: a module that is back under MAX_LINES must leave it.
-KNOWN_LONG = {
-    "model/codegen.py": "one emitter that switches mode flags while it emits every action "
-                        "three times; issue 23, item 2 splits it (a readable emitter, and a "
-                        "fast one from the same IR)",
-}
+KNOWN_LONG: dict[str, str] = {}
 
 
 @attrs.frozen
