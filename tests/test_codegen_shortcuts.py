@@ -1,4 +1,5 @@
-"""The generated code's shortcuts (model/codegen.py) against the plain reading of the spec.
+"""The generated code's shortcuts (model/codegen.py, model/emit_*.py) against the plain
+reading of the spec.
 
 Kind tables (`Emitter.kind_table`) answer `legal` and `any(... for k in kinds(bag))` by a
 look-up per root kind, and each step inlines the round-end test; the plain, per-action
