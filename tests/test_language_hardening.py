@@ -488,7 +488,7 @@ def test_control_characters_never_reach_the_terminal(monkeypatch) -> None:
     from properties.cli import main
     from properties.concrete import trace
 
-    monkeypatch.setattr(trace, "describe", lambda g, s: "title\x1b]0;owned\x07 here\rX\x9b")
+    monkeypatch.setattr(trace, "describe", lambda *_args, **_kw: "title\x1b]0;owned\x07 here\rX\x9b")
     result = CliRunner().invoke(main, ["play", "lama", "-p", "3", "--max-actions", "1"])
     assert result.exit_code == 0, result.output
     assert "title\\x1b]0;owned\\x07 here\\x0dX\\x9b" in result.output
