@@ -14,7 +14,6 @@ helpers; it reads the zones, index sets, variables, defs, actions and rules itse
 from __future__ import annotations
 
 import functools
-import re
 import string
 from collections.abc import Mapping
 from pathlib import Path
@@ -380,13 +379,8 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
 
     def defs(self) -> None:
         for key, value in self.d.get("defs", {}).items():
-            m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*", key)
             path = ("defs", key)
-            if not m:
-                raise self.err(path, "a def is named like name or name(a, b)")
-            name = self.ident(path, m.group(1), "a def's name")
-            params = tuple(self.ident(path, p.strip(), "a def's parameter")
-                           for p in (m.group(2) or "").split(",") if p.strip())
+            name, params = self.signature(path, key, "a def")
             text = value["expr"] if isinstance(value, dict) else value
             tpath = (*path, "expr") if isinstance(value, dict) else path
             if isinstance(value, dict):

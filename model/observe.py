@@ -19,6 +19,7 @@ import attrs
 
 from . import ir
 from .codegen import Layout
+from .situation import by_declaration, plain_zone
 
 
 class Shuffler(Protocol):
@@ -123,25 +124,15 @@ class Observer:
     def to_plain(self, obs: Observation) -> dict[str, Any]:
         """`Observation.to_dict`."""
         names, g, L = self.names, self.g, self.layout
-        zones: dict[str, Any] = {}
-        for decl in g.zones:
-            base, n = L.zone_base[decl.name], L.zone_count[decl.name]
-            values: list[Any] = []
-            for i in range(base, base + n):
-                seen = obs.zones[i]
-                if isinstance(seen, Hidden):
-                    values.append({"hidden": seen.count} if seen.top is None else
-                                  {"hidden": seen.count, "top": names[seen.top]})
-                elif decl.order == "pile":
-                    values.append([names[k] for k in seen])
-                else:
-                    values.append({names[k]: c for k, c in enumerate(seen) if c})
-            zones[decl.name] = values[0] if decl.per is None else values
-        vars_: dict[str, Any] = {}
-        for vdecl in g.vars:
-            base, n = L.var_base[vdecl.name], L.var_count[vdecl.name]
-            values = list(obs.vars[base:base + n])
-            vars_[vdecl.name] = values[0] if vdecl.per is None else values
+
+        def plain(decl: ir.ZoneDecl, seen: Any) -> Any:
+            if isinstance(seen, Hidden):
+                return ({"hidden": seen.count} if seen.top is None else
+                        {"hidden": seen.count, "top": names[seen.top]})
+            return plain_zone(names, decl, seen)
+
+        zones = by_declaration(g.zones, L.zone_base, L.zone_count, obs.zones, plain)
+        vars_ = by_declaration(g.vars, L.var_base, L.var_count, obs.vars, lambda _d, x: x)
         v = obs.vars
         return {"game": g.id, "players": g.players, "as": obs.player, "round": v[1],
                 "active": v[0], "last_actor": v[2], "terminal": obs.terminal,

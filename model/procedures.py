@@ -32,13 +32,8 @@ class EffectsReader(SpecReader):
         taken = {**self.scope.params, **self.scope.vars, **self.scope.zones,
                  **self.scope.indices, **self.scope.builtins, **self.scope.defs}
         for key, value in self.d.get("procedures", {}).items():
-            m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*", key)
             path = ("procedures", key)
-            if not m:
-                raise self.err(path, "a procedure is named like name or name(a, b)")
-            name = self.ident(path, m.group(1), "a procedure's name")
-            params = tuple(self.ident(path, q.strip(), "a procedure's parameter")
-                           for q in (m.group(2) or "").split(",") if q.strip())
+            name, params = self.signature(path, key, "a procedure")
             for i, q in enumerate(params):
                 if q in params[:i]:
                     raise self.key_err(path, f"the parameter {q!r} of {name} is named twice")

@@ -6,6 +6,7 @@ procedures), and the rest itself."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -56,6 +57,17 @@ class SpecReader:
         if problem is not None:
             raise SpecError(self.doc.key_where(path), f"{what}: {problem}")
         return cast(str, name)  # identifier_problem found it is text
+
+    def signature(self, path: PathKey, key: str, what: str) -> tuple[str, tuple[str, ...]]:
+        """The name and parameters of a `name` or `name(a, b)` key of a section (`what`: "a
+        def", "a procedure"), each a checked identifier."""
+        m = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^)]*)\))?\s*", key)
+        if not m:
+            raise self.err(path, f"{what} is named like name or name(a, b)")
+        name = self.ident(path, m.group(1), f"{what}'s name")
+        params = tuple(self.ident(path, q.strip(), f"{what}'s parameter")
+                       for q in (m.group(2) or "").split(",") if q.strip())
+        return name, params
 
     def bounded(self, path: PathKey, value: int, limit: str, what: str, low: int = 0) -> int:
         """`value` if it lies in low..the limit named `limit`, else a SpecError saying so."""

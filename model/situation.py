@@ -110,25 +110,33 @@ def to_plain(g: ir.GameIR, layout: Layout, z: Sequence[list[int]], v: Sequence[A
              terminal: bool, seed: int, step: int) -> dict[str, Any]:
     """The situation format of a state (what `State.to_dict` returns)."""
     names = [k.name for k in g.kinds]
-    zones: dict[str, Any] = {}
-    for decl in g.zones:
-        base, n = layout.zone_base[decl.name], layout.zone_count[decl.name]
-        values: list[Any] = []  # a pile's kinds, or a bag's kind -> count, per zone
-        for i in range(base, base + n):
-            content = z[i]
-            if decl.order == "pile":
-                values.append([names[k] for k in content])
-            else:
-                values.append({names[k]: c for k, c in enumerate(content) if c})
-        zones[decl.name] = values[0] if decl.per is None else values
-    vars_: dict[str, Any] = {}
-    for var in g.vars:
-        base, n = layout.var_base[var.name], layout.var_count[var.name]
-        values = list(v[base:base + n])
-        vars_[var.name] = values[0] if var.per is None else values
+    zones = by_declaration(g.zones, layout.zone_base, layout.zone_count, z,
+                           lambda decl, content: plain_zone(names, decl, content))
+    vars_ = by_declaration(g.vars, layout.var_base, layout.var_count, v, lambda _d, x: x)
     return {"game": g.id, "players": g.players, "round": v[1], "active": v[0],
             "last_actor": v[2], "terminal": terminal, "seed": seed, "step": step,
             "zones": zones, "vars": vars_}
+
+
+def plain_zone(names: Sequence[str], decl: ir.ZoneDecl, content: Sequence[int]) -> Any:
+    """A zone's slot as the situation format has it: a pile's kinds bottom first, or a
+    bag's kind -> count."""
+    if decl.order == "pile":
+        return [names[k] for k in content]
+    return {names[k]: c for k, c in enumerate(content) if c}
+
+
+def by_declaration(decls: Sequence[ir.ZoneDecl] | Sequence[ir.VarDecl], base: Mapping[str, int],
+                   count: Mapping[str, int], slots: Sequence[Any],
+                   plain: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    """Each declaration's slots (`base`, `count`: where they are) made plain: one value for
+    a shared zone or variable, a list of one per member for a family."""
+    out: dict[str, Any] = {}
+    for decl in decls:
+        start = base[decl.name]
+        values = [plain(decl, slots[i]) for i in range(start, start + count[decl.name])]
+        out[decl.name] = values[0] if decl.per is None else values
+    return out
 
 
 def member_names(g: ir.GameIR, per: str | None) -> tuple[str, ...]:
