@@ -177,7 +177,8 @@ def _plain(v: Any) -> Any:
         return [_plain(x) for x in v]
     if isinstance(v, dict):  # in insertion (spec) order: order may matter to a back end
         return {"dict": [[_plain(k), _plain(x)] for k, x in v.items()]}
-    names = _fields(type(v))
+    cls: type = type(v)  # type(v) of an Any is type[Any], which mypy does not count as Hashable
+    names = _fields(cls)
     if names is not None:
         return {"": type(v).__name__, **{n: _plain(getattr(v, n)) for n in names}}
     raise TypeError(f"cannot fingerprint a {type(v).__name__} in the IR")

@@ -109,7 +109,8 @@ def _in_daemon_threads(fn: Callable[[Job], None], jobs: list[Job], n: int) -> li
             if not fut.set_running_or_notify_cancel():
                 continue
             try:
-                fut.set_result(fn(job))
+                fn(job)
+                fut.set_result(None)
             except BaseException as exc:  # handed to the waiting thread, as an executor does
                 fut.set_exception(exc)
 

@@ -152,6 +152,7 @@ def _tables(versions: tuple[Version, ...], counts: list[int], *, games: int,
         shown.close()
     for job in twins:
         for e in job.entries:
+            assert e.key is not None  # a twin is a job whose every key is in `first`
             e.result, e.cached = first[e.key].result, first[e.key].cached
     out = []
     for v, opts, p in plans:
