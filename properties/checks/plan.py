@@ -204,8 +204,8 @@ def plan(spec: str, opts: Options, cache: Cache) -> SpecPlan:
                 # share what the earlier ones proved, so the z3 work a query needs (and what
                 # its budget reaches) depends on the queries before it. Run as a whole, the
                 # same spec, budget and code give the same rows, cached or not.
-                for e in entries.values():
-                    e.result, e.cached = None, False
+                for again in entries.values():
+                    again.result, again.cached = None, False
                 jobs.append(Job("z3", spec, base.id, n, "z3 queries", work.run_z3,
                                 (spec, n, variants, list(entries), opts.z3_budget,
                                  opts.z3_seconds), {},

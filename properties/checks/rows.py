@@ -8,6 +8,8 @@ found a witness, where it starts, and the z3 resource units a query spent.
 
 from __future__ import annotations
 
+import builtins
+
 import attrs
 
 from model import ir
@@ -40,22 +42,22 @@ class Row:
     #: the reason the spec gives for accepting this row undecided (`result: undecided`)
     accepted_undecided: str | None = None
 
-    @property
+    @builtins.property  # in this class, mypy takes `property` for the field
     def verdict(self) -> Verdict:
         return verdict_of(self.status, self.property.startswith("z3_"))
 
-    @property
+    @builtins.property
     def accepted(self) -> bool:
         """Undecided, and the spec accepts it so."""
         return self.verdict is Verdict.UNDECIDED and self.accepted_undecided is not None
 
-    @property
+    @builtins.property
     def now_decided(self) -> bool:
         """The spec accepts the row undecided, but it is decided now (the declaration can
         go)."""
         return self.accepted_undecided is not None and self.verdict is not Verdict.UNDECIDED
 
-    @property
+    @builtins.property
     def ok(self) -> bool:
         """Decided as the spec declares (proved, tested or shown), or undecided as the spec
         accepts: the row does not make the run fail or stay undecided."""

@@ -57,30 +57,31 @@ def row_of(game: model.Game, res: Q.Result) -> Row:
     prop = f"z3_{res.query}"
     expected = expectation_for(g, prop)
     detail = res.detail
-    declared = expected is not None and expected.result == "fail"
+    #: the expectation, when it declares the query failing
+    declared = expected if expected is not None and expected.result == "fail" else None
     row = Row(g.id, g.players, prop, "", detail, None, res.seconds, bound=res.bound,
               spent=res.spent)
     if res.status == "proved":
-        if declared:
+        if declared is not None:
             return attrs.evolve(row, status="UNEXPECTEDLY HOLDS",
-                                detail=f"declared to fail ({expected.reason}) but z3 proved: "
+                                detail=f"declared to fail ({declared.reason}) but z3 proved: "
                                 f"{detail}").with_declaration(g)
         return attrs.evolve(row, status="holds", detail=f"proved: {detail}").with_declaration(g)
     if res.status == "witness":
         shown = attrs.evolve(row, found_by=res.found_by, start=res.start)
         how = "" if res.found_by == "recorded" else f"{provenance(res)}: "
-        if declared:
+        if declared is not None:
             return attrs.evolve(shown, status="expected failure",
-                                detail=f"{expected.reason} ({how}{detail})")
+                                detail=f"{declared.reason} ({how}{detail})")
         return attrs.evolve(shown, status="FAILS", detail=f"{how}{detail}").with_declaration(g)
     if res.status == "timeout":
         return attrs.evolve(row, status="out of time").with_declaration(g)
-    if declared:
+    if declared is not None:
         # neither proved nor shown: not a failure of the run (a search within a limit
         # refutes nothing), but not the failure the spec declares either
         return attrs.evolve(row, status="failure not shown",
-                            detail=f"declared to fail ({expected.reason}) but not shown: "
-                            f"{_recorded_note(g, res.query, expected.witness)}z3: {detail}")
+                            detail=f"declared to fail ({declared.reason}) but not shown: "
+                            f"{_recorded_note(g, res.query, declared.witness)}z3: {detail}")
     status = "bounded" if res.status == "bounded" else "unknown"
     return attrs.evolve(row, status=status).with_declaration(g)
 
