@@ -45,7 +45,7 @@ class GameRecord(NamedTuple):
     safety cap, possibly endless), stuck (the player to act had no legal action) or error
     (the rules were undefined: a ModelError, whose message is `message`)."""
 
-    index: int
+    number: int  # the game's index in its run (`index` would shadow tuple.index)
     outcome: str
     actions: int
     rounds: int

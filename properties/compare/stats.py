@@ -97,6 +97,11 @@ def compare_play(old: Version | str, new: Version | str, *,
     return compare_statistics(sa, sb, alpha=alpha)
 
 
+#: a row of a comparison before Holm's correction: Compared's fields but `significant`
+_Side = tuple[int, str, str, str, str, iv.Interval | None, iv.Interval | None,
+              iv.Difference | None]
+
+
 def compare_statistics(old: Statistics, new: Statistics,
                        alpha: float = 1 - iv.CONFIDENCE) -> StatisticsComparison:
     """Each statistic old beside new, the difference new - old with its 95% interval, and
@@ -107,7 +112,7 @@ def compare_statistics(old: Statistics, new: Statistics,
     played. Otherwise the samples are treated as independent.
     """
     paired = old.seed == new.seed
-    rows: list[tuple] = []
+    rows: list[_Side] = []
     for cn in new.cells:
         co = next((c for c in old.cells if c.players == cn.players and c.policy == cn.policy),
                   None)
@@ -147,29 +152,45 @@ def _columns(cell: Cell, records: Sequence[GameRecord], outcomes: Sequence[str] 
     def end(f: Callable[[GameRecord], float]) -> Callable[[GameRecord], float | None]:
         return lambda r: f(r) if r.outcome == "end" else None
 
+    # per seat, action, condition or outcome: closures, as `lambda r, s=s:` is to mypy untyped
+    def win_share(s: int) -> Callable[[GameRecord], float]:
+        return lambda r: 1 / len(r.winners) if s in r.winners else 0.0
+
+    def score(s: int) -> Callable[[GameRecord], float]:
+        return lambda r: r.scores[s]
+
+    def tallied(i: int) -> Callable[[GameRecord], float]:
+        return lambda r: r.tally[i]
+
+    def ended(j: int) -> Callable[[GameRecord], float]:
+        return lambda r: float(r.ends[j])
+
+    def outcome_is(o: str) -> Callable[[GameRecord], float | None]:
+        return lambda r: float(r.outcome == o)
+
     for s in range(cell.players):
         add(f"win_share/{s}", f"win share, seat {s}", "share",
-            end(lambda r, s=s: 1 / len(r.winners) if s in r.winners else 0.0))
+            end(win_share(s)))
     add("actions", "actions per game", "count", end(lambda r: r.actions))
     add("rounds", "rounds per game", "count", end(lambda r: r.rounds))
     for s in range(cell.players):
-        add(f"score_mean/{s}", f"final score, seat {s}", "mean", end(lambda r, s=s: r.scores[s]))
+        add(f"score_mean/{s}", f"final score, seat {s}", "mean", end(score(s)))
     for s in range(cell.players):
         add(f"score_sd/{s}", f"final score spread (SD), seat {s}", "spread",
-            end(lambda r, s=s: r.scores[s]))
+            end(score(s)))
     for i, name in enumerate(cell.action_names):
-        add(f"action/{name}", f"action {name} per game", "count", end(lambda r, i=i: r.tally[i]))
+        add(f"action/{name}", f"action {name} per game", "count", end(tallied(i)))
     for j, name in enumerate(cell.round_end_names):
         add(f"round_end/{name}", f"round end {name} per game", "count",
-            end(lambda r, j=j: r.tally[na + j]))
+            end(tallied(na + j)))
     for j, name in enumerate(cell.game_end_names):
         add(f"game_end/{name}", f"game end {name} (share of games)", "share",
-            end(lambda r, j=j: float(r.ends[j])))
+            end(ended(j)))
     add("capped", f"stopped by the safety cap of {cell.max_actions:,} actions (share)", "share",
         lambda r: float(r.outcome == "cap"))
     labels = {"stuck": "stuck: no legal action (share)", "error": "stopped by a model error (share)"}
     for outcome in outcomes:
-        add(outcome, labels[outcome], "share", lambda r, o=outcome: float(r.outcome == o))
+        add(outcome, labels[outcome], "share", outcome_is(outcome))
     return out
 
 
@@ -198,7 +219,7 @@ def _difference(old: Values, new: Values, kind: str, paired: bool) -> iv.Differe
 
 def make_cell(game: model.Game, policy: str, records: Sequence[GameRecord], reached: bool | None,
               max_actions: int) -> Cell:
-    records = tuple(sorted(records, key=lambda r: r.index))
+    records = tuple(sorted(records, key=lambda r: r.number))
     outcomes = {o: sum(r.outcome == o for r in records) for o in ("end", "cap", "stuck", "error")}
     cell = Cell(game.players, policy, len(records), outcomes, (), reached, records,
                 tuple(a.name for a in game.ir.actions), tuple(c.name for c in game.ir.round_end),
