@@ -19,10 +19,15 @@ class Search(Protocol):
     """The options of a parting search (`partings.Search`) a `rulespec faq` run names;
     `Search()` of its type is the search made without options."""
 
-    z3_limit: int
-    games: int
-    examples: int
-    statistics_games: int
+    # read-only (properties): `partings.Search` is frozen
+    @property
+    def z3_limit(self) -> int: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def examples(self) -> int: ...
+    @property
+    def statistics_games(self) -> int: ...
 
 
 def spec_argument(path: Path) -> str:

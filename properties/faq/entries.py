@@ -166,7 +166,7 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
             and not stored_only and (entry.get("search") != how.search()
                                      or entry.get("second_try") != how.second_try()):
         entry = None  # left undecided by another search: search again
-    if entry is not None:
+    if entry is not None and store is not None:  # (an entry is read from the store)
         shown = _stored(store, entry, amb, reading)
         if shown is not None:
             stats = entry.get("statistics")
@@ -188,14 +188,14 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
         name = f"{path.stem}-{amb.id}-{reading}.yaml"
         shown = partings.from_replay(data, name, amb, reading, found.how)
         if shown is not None:
-            effect = _effect(path, amb, reading, shown, how, say) if how.statistics_games \
+            played = _effect(path, amb, reading, shown, how, say) if how.statistics_games \
                 else None
             if store is not None:
                 entry = {"digest": key, "status": "parted", "how": found.how}
-                if effect is not None:
-                    entry["statistics"] = effect.to_data()
+                if played is not None:
+                    entry["statistics"] = played.to_data()
                 store.put(amb, reading, entry, data)
-            return attrs.evolve(shown, effect=effect)
+            return attrs.evolve(shown, effect=played)
         tried.append(attrs.evolve(found, status="none_in_games",
                                   detail=f"{found.detail}, but its game does not replay"))
     verdict = partings.not_parted(reading, tried)

@@ -39,7 +39,7 @@ from ..compare.parting import observe, reading_parting
 from ..compare.rules import PLAY, Normal
 from ..concrete import trace as tr
 from ..symbolic.queries.parting import PROOF_UNITS, WITH_INVARIANTS
-from .effects import GAMES, Effect
+from .effects import GAMES, Declared, Effect
 
 #: Bumped when what a stored result means changes; older stores are searched again.
 #: 2: the key is the rules alone; the search that left a reading undecided is kept with it.
@@ -92,7 +92,7 @@ class Parting:
     ends: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     effect: Effect | None = attrs.field(default=None, eq=False)  # what it does to play
     at_deal: bool = False  # the deals differ (the set-up rules do)
-    properties: tuple[str, ...] = attrs.field(default=(), eq=False)  # declared to fail
+    properties: tuple[Declared, ...] = attrs.field(default=(), eq=False)  # declared to fail
     #: the states under the ruling from the deal to the parting step (the last one is where
     #: they part), for drawing the table (`table.py`)
     states: tuple[State, ...] = attrs.field(default=(), eq=False)
