@@ -9,12 +9,14 @@ stderr, never a Python traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import attrs
 import click
@@ -396,24 +398,24 @@ def _write_replays(rows: list[Row], replays: Path, spec_of: dict[str, str]
             continue
         if not out:  # the folder is made for the first replay (refused if a link)
             _write(make_folder, replays)
-        config = Config(r.players, tuple(tuple(v.split("=", 1)) for v in r.variants.split(",")
-                                         if v))
+        config = Config(r.players, tuple(_variant(v) for v in r.variants.split(",") if v))
         name = replay_name(r.game, config, r.property)
         if r.replay is not None:
             d = r.replay
             wanted = replays / name
-            path = _write(lambda p, d=d, r=r: tr.write_replay(
-                p, spec=d["spec"], players=d["players"], seed=0, variants=d["variants"],
-                actions=d["actions"], note=d.get("note", ""), shuffles=d.get("shuffles"),
-                prop=r.property, situation=d.get("situation")), wanted)
+            path = _write(functools.partial(
+                tr.write_replay, spec=d["spec"], players=d["players"], seed=0,
+                variants=d["variants"], actions=d["actions"], note=d.get("note", ""),
+                shuffles=d.get("shuffles"), prop=r.property, situation=d.get("situation")),
+                wanted)
             unreachable = d.get("situation") is not None and not _reachable(d)
         elif r.finding is not None:
             f = r.finding
             wanted = replays / name.replace(".yaml", f"-seed{f.seed}.yaml")
-            path = _write(lambda p, f=f, r=r: tr.write_replay(
-                p, spec=spec_of.get(r.game, r.game), players=f.players, seed=f.seed,
-                variants=f.variants, actions=f.actions, note=f.message, prop=r.property),
-                wanted)
+            path = _write(functools.partial(
+                tr.write_replay, spec=spec_of.get(r.game, r.game), players=f.players,
+                seed=f.seed, variants=f.variants, actions=f.actions, note=f.message,
+                prop=r.property), wanted)
             unreachable = False
         else:
             continue
@@ -431,6 +433,12 @@ def _reachable(replay: dict) -> bool:
     return True
 
 
+def _variant(text: str) -> tuple[str, str]:
+    """A row's `a=v` as (a, v)."""
+    name, value = text.split("=", 1)
+    return name, value
+
+
 def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
     d = trace.to_replay(note)
     return _write(lambda p: tr.write_replay(
@@ -439,7 +447,10 @@ def _write_witness(path: Path, trace: Trace, note: str = "") -> Path:
         output_folder=False), path)
 
 
-def _write(write, path: Path) -> Path:
+_T = TypeVar("_T")
+
+
+def _write(write: Callable[[Path], _T], path: Path) -> _T:
     """Run a file write; a file system error is the user's to fix: one line naming the
     file, exit 2."""
     try:
@@ -652,7 +663,7 @@ def faq(specs: tuple[str, ...], players: int | None, out: Path | None, html_dir:
                    err=True)
     if out is not None:
         for f in faqs:
-            target = _write(lambda p, f=f: write_text(p, markdown.render(f)),
+            target = _write(functools.partial(write_text, text=markdown.render(f)),
                             out / f"{f.spec.stem}.md")
             click.echo(f"wrote {target}", err=True)
     if out is None and html_dir is None:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import pytest
@@ -54,6 +54,9 @@ from ..concrete.stateful import (
     replay_name,
     run_config,
 )
+
+if TYPE_CHECKING:  # imported where the z3 items run: the plugin loads without z3
+    from ..symbolic.queries import Result
 
 _COVERAGE_KEY = "rulespec_coverage"
 
@@ -102,7 +105,8 @@ class _Session:
     examples: int | None
     steps: int | None
     replays: Path
-    results: dict[tuple, dict[str, Outcome]] = attrs.field(factory=dict)
+    results: dict[tuple, dict[str, Outcome]] = attrs.field(factory=dict)  # by property
+    z3_results: dict[tuple, dict[str, Result]] = attrs.field(factory=dict)  # by query
 
 
 _STATE = pytest.StashKey[_Session]()
@@ -269,12 +273,12 @@ class Z3Item(pytest.Item):
         st = self.config.stash[_STATE]
         key = ("z3", str(self.path), self.path.stat().st_mtime_ns, self.players)
         game = model.load(str(self.path), players=self.players)
-        if key not in st.results:
+        if key not in st.z3_results:
             budget = self.config.getoption("rulespec_z3_budget")
             limit = budget * 1_000_000 if budget else RLIMIT
-            st.results[key] = {r.query: r for r in run_isolated(game, str(self.path), None,
-                                                                 list(QUERIES), limit)}
-        row = row_of(game, st.results[key][self.query])
+            st.z3_results[key] = {r.query: r for r in run_isolated(game, str(self.path), None,
+                                                                    list(QUERIES), limit)}
+        row = row_of(game, st.z3_results[key][self.query])
         if row.verdict is Verdict.FAILING or row.verdict is Verdict.SHOWN:
             if row.status == "UNEXPECTEDLY HOLDS":
                 return  # the xfail(strict) marker reports it as XPASS(strict)
@@ -320,8 +324,9 @@ class _Reporter:
             return
         for name, value in report.user_properties:
             if name == _COVERAGE_KEY:
-                self.coverage.setdefault(value["spec"], Coverage(value["spec"])).merge(
-                    Coverage.from_dict(value))
+                data = cast("dict[str, Any]", value)  # what runtest appended: cov.to_dict()
+                self.coverage.setdefault(data["spec"], Coverage(data["spec"])).merge(
+                    Coverage.from_dict(data))
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int,
                                 config: pytest.Config) -> None:

@@ -63,10 +63,10 @@ def summary_lines(rows: list[Row]) -> list[str]:
     groups: dict[tuple[str, str], tuple[list[Row], list[Row]]] = {}
     for r in rows:
         base = r.property[3:] if r.property.startswith("z3_") else r.property
-        z3 = r.property.startswith("z3_")
-        name = base if base in PROPERTIES or not z3 else r.property
+        is_z3 = r.property.startswith("z3_")
+        name = base if base in PROPERTIES or not is_z3 else r.property
         concrete_rows, z3_rows = groups.setdefault((r.game, name), ([], []))
-        (z3_rows if z3 else concrete_rows).append(r)
+        (z3_rows if is_z3 else concrete_rows).append(r)
     width_game = max((len(g) for g, _ in groups), default=4)
     width_prop = max((len(p) for _, p in groups), default=8)
     out = []
