@@ -258,9 +258,8 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
     if diff:
         return _Found((), "deal", None, differences=diff, situation=describe(old, so))
     taken: list[str] = []
-    scripted = not callable(choose)
     round_now = so.round
-    for step in range(max_actions if not scripted else len(choose)):
+    for step in range(max_actions if callable(choose) else len(choose)):
         if so.is_terminal:
             return None
         lo, ln = _legal(so, names), _legal(sn, None)
@@ -269,7 +268,7 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callabl
                           tuple(str(a) for a in lo.values()), tuple(str(a) for a in ln.values()),
                           situation=describe(old, so))
         keys = list(lo)
-        if scripted:
+        if not callable(choose):  # a script of actions
             pick = next((k for k, a in lo.items() if str(a) == choose[step]), None)
             if pick is None:
                 return None  # the recorded action is not legal here: nothing to show
@@ -378,6 +377,7 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 3
             return Parting("proved_same", P, "z3", f"proved by z3: {product.detail}",
                            seconds=time.perf_counter() - t0)
         if product.status == "parted":
+            assert product.trace is not None  # a parted search holds its game
             found, why = _confirm(old, new, product, names)
             if found is not None:
                 return attrs.evolve(found, seconds=time.perf_counter() - t0)
@@ -530,11 +530,16 @@ def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int
         if limit < 0:
             break
         rng = random.Random(s)
-        found = lockstep(old, new, None, None, lambda _k, n, rng=rng: rng.randrange(n),
+        found = lockstep(old, new, None, None, _uniform(rng),
                          max_actions=limit + 1, names=names, seed=s)
         if found is not None and (best is None or len(found.actions) < len(best[1].actions)):
             best = (s, found)
     return best, games
+
+
+def _uniform(rng: random.Random) -> Callable[[int, int], int]:
+    """A `choose` for `lockstep`: uniform among the legal actions, from `rng`."""
+    return lambda _step, n: rng.randrange(n)
 
 
 class _Parted(Exception):

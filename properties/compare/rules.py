@@ -36,6 +36,8 @@ from model.types import Type
 from .versions import Version
 
 Renames = dict[str, dict[str, str]]
+#: renames as read (not built): what `alike` and `Normal` take
+ReadRenames = Mapping[str, Mapping[str, str]]
 CATEGORIES = ("kinds", "zones", "vars", "actions", "conditions", "params")
 
 
@@ -83,7 +85,7 @@ class RulesDiff:
 class Normal:
     """The normal form of one version's IR: names after renames, kinds by name."""
 
-    def __init__(self, g: ir.GameIR, renames: Renames | None = None) -> None:
+    def __init__(self, g: ir.GameIR, renames: ReadRenames | None = None) -> None:
         self.g = g
         self.kind_names = [k.name for k in g.kinds]
         r = renames or {}
@@ -173,7 +175,8 @@ class Normal:
         return (say, tuple(params), self.norm(a.when, bound), self.block(a.effects, bound))
 
 
-def alike(a: ir.GameIR, b: ir.GameIR, renames: Renames | None, fields: Iterable[str]) -> bool:
+def alike(a: ir.GameIR, b: ir.GameIR, renames: ReadRenames | None, fields: Iterable[str]
+          ) -> bool:
     """The given parts of two IRs are the same rules up to renames — with kinds and zones in
     the same order (their order can matter: `kinds(z)` lists kinds in declaration order)."""
     ren = renames or {}
