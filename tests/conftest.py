@@ -26,3 +26,15 @@ def _result_cache(tmp_path_factory: pytest.TempPathFactory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture
+def fresh_z3():
+    """Run the test in a new z3 context with z3's caches empty (properties/symbolic/
+    session.py): what z3 chooses within a budget depends on the terms already in the
+    context, so a test that asserts how far a budgeted search went would otherwise pass
+    or fail by which tests its worker ran before it."""
+    from properties.symbolic import session
+
+    with session.fresh():
+        yield

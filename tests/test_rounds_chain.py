@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import pytest
+
 import model
 from properties.symbolic import queries as Q
 from properties.symbolic.queries.common import RLIMIT, Clock
@@ -13,6 +15,9 @@ from properties.symbolic.witness import concrete_states
 
 supply = importlib.import_module("properties.symbolic.queries.supply")
 TITHE = Path(__file__).parent / "specs" / "tithe.yaml"
+
+# how many rounds and checks a chain takes depends on z3's choices, and so on the context
+pytestmark = pytest.mark.usefixtures("fresh_z3")
 
 
 def test_rounds_chosen_one_by_one_run_the_pool_short_in_the_third_round() -> None:
