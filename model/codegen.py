@@ -1,7 +1,12 @@
 """The concrete back end: IR to Python source, compiled once per game and player count.
 
-The emitted module is plain, readable Python (see `rulespec show-code`): one function
-per action guard and effect, one for the round start, the round end and scoring.
+The emitted module is plain Python: one function per action guard and effect, one for
+the round start, the round end and scoring. It comes in two forms from the same IR: the
+one that runs (slots by number, the shortcuts of `emit_expr`, an in-place copy of each
+action's effects and the playout loop), and the readable one `rulespec show-code` prints
+(`Emitter(readable=True)`: slots named `ZONE_<zone>` and `VAR_<variable>`, each action
+once, the rulebook lines each statement cites, no shortcuts), which plays the same games
+(tests/test_readable_model.py).
 States are stored as a tuple of zone lists `Z` (a bag is a list of counts per kind,
 a pile a list of kinds, bottom first) and a tuple of variables `V`. The source is
 registered with `linecache`, so a traceback shows the generated line, and every
@@ -39,6 +44,7 @@ from .emit_layout import BUILTIN_VAR_SLOTS, Layout, global_name, local
 from .emit_moves import MovesEmitter
 from .errors import InternalError
 from .fold import fold
+from .limits import KIND_NAME
 from .types import PLAYER, Type
 
 #: The public names, as before the code generator was split into `emit_*` modules.
@@ -66,6 +72,23 @@ class Emitter(MovesEmitter):
                     out |= self.effect_names(b)
         return out
 
+    def slot_names(self) -> None:
+        """The readable form's names for the slots of `Z` and `V`, one per zone and variable
+        family (an instance is its family's slot plus its index)."""
+        g, L, e = self.g, self.layout, self.emit
+        e("", 0)
+        e("# where each zone lives in Z (a bag: counts per kind; a pile: kinds, bottom first)", 0)
+        for z in g.zones:
+            per = f", one per {global_name('', z.per)}" if z.per else ""
+            e(f"{global_name('ZONE_', z.name)} = {L.zone_base[z.name]}  # a {z.order} of "
+              f"{global_name('', z.holds)}{per}", 0)
+        e("# where each variable lives in V", 0)
+        for name in BUILTIN_VAR_SLOTS:
+            e(f"{global_name('VAR_', name)} = {L.var_base[name]}  # built in", 0)
+        for v in g.vars:
+            per = f", one per {global_name('', v.per)}" if v.per else ""
+            e(f"{global_name('VAR_', v.name)} = {L.var_base[v.name]}  # {v.type.name}{per}", 0)
+
     def module(self) -> str:
         g, L = self.g, self.layout
         e = self.emit
@@ -92,6 +115,12 @@ class Emitter(MovesEmitter):
         if "value" not in g.kind_attrs:
             e(f"KA_value = {(0,) * len(g.kinds)!r}", 0)
         e("DENOMS = tuple(sorted(TOKENS, key=lambda k: -KA_value[k]))", 0)
+        if self.readable:
+            e("# the kinds, by number: " + ", ".join(
+                f"{i} {k.name}" for i, k in enumerate(g.kinds) if KIND_NAME.fullmatch(k.name)), 0)
+            e("# the actions, by number (check_<i> and step_<i>): " + ", ".join(
+                f"{i} {global_name('', a.name)}" for i, a in enumerate(g.actions)), 0)
+            self.slot_names()
         self.token_functions()
         for ix in g.indices:
             e(f"{global_name('IX_', ix.name)} = {tuple(range(ix.size))!r}", 0)
@@ -110,9 +139,10 @@ class Emitter(MovesEmitter):
         # initial variable values
         e("def init_vars(Z, V):", 0)
         for v in g.vars:
-            base, n = L.var_base[v.name], L.var_count[v.name]
+            base, n = self.var_slot(v.name), L.var_count[v.name]
             init = self.seat(v.init, v.name) if v.type == PLAYER else self.ex(v.init)
-            e(f"for _i in range({base}, {base + n}):", 1)
+            end = f"{base} + {n}" if self.readable else str(int(base) + n)
+            e(f"for _i in range({base}, {end}):", 1)
             e(f"V[_i] = {init}", 2)
         e("return V", 1)
         for name, body in (("setup", g.setup), ("round_start", g.round_start),
@@ -124,7 +154,8 @@ class Emitter(MovesEmitter):
             params = "".join(f", {local(p)}" for p, _ in a.params)
             e("", 0)
             e(f"def check_{i}(Z, V{params}):", 0)
-            e(f"# action {global_name('', a.name)}, spec line {a.where.line}", 1)
+            cited = f" ({', '.join(a.cite)})" if self.readable and a.cite else ""
+            e(f"# action {global_name('', a.name)}{cited}, spec line {a.where.line}", 1)
             for p, dom in a.params:
                 e(f"if {local(p)} not in {self.ex(dom)}: return 'domain'", 1)
             # past the domain checks, each parameter is a member of its domain
@@ -132,22 +163,30 @@ class Emitter(MovesEmitter):
                 e(f"return {self.ex(a.when)}", 1)
                 e("", 0)
                 e(f"def step_{i}(Z, V, ch, args):", 0)
-                e("# the effects, each zone copied before it changes; then: does the round end?",
-                  1)
+                if self.readable:
+                    e(f"# action {global_name('', a.name)}: its effects on a copy of the zones; "
+                      "then: does the round end?", 1)
+                else:
+                    e("# the effects, each zone copied before it changes; then: does the round "
+                      "end?", 1)
                 if a.params:
                     e(f"{', '.join(local(p) for p, _ in a.params)}, = args", 1)
-                e("actor = V[0]", 1)
-                if {"gather", "pay", "exchange"} & self.effect_names(a.effects):
+                e(f"actor = V[{self.var_slot('active')}]", 1)
+                if self.readable or {"gather", "pay", "exchange"} & self.effect_names(a.effects):
                     e("Z[:] = [z[:] for z in Z]", 1)
                 else:
                     self.copy_on_write = True
                 self.stmts(a.effects, 1)
                 self.copy_on_write = False
-                e("V[2] = actor", 1)
-                self.emit_return(*self.any_condition(g.round_end), 1)  # round_end, inlined
-                e("", 0)
-                e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
-                self.stmts(a.effects, 1)
+                e(f"V[{self.var_slot('last_actor')}] = actor", 1)
+                if self.readable:
+                    e("return round_end(Z, V)", 1)
+                else:
+                    self.emit_return(*self.any_condition(g.round_end), 1)  # round_end, inlined
+                if not self.readable:  # the same effects again, for the playouts
+                    e("", 0)
+                    e(f"def effect_in_place_{i}(Z, V, ch{params}):", 0)
+                    self.stmts(a.effects, 1)
         for i, a in enumerate(g.actions):
             self.match_table(i, a)
         e("", 0)
@@ -155,7 +194,8 @@ class Emitter(MovesEmitter):
         e("out = []", 1)
         self.legal_moves()
         e("return out", 1)
-        self.playout()
+        if not self.readable:
+            self.playout()
         self._conditions("round_end", g.round_end)
         self._conditions("game_end", g.game_end)
         e("", 0)
@@ -163,7 +203,7 @@ class Emitter(MovesEmitter):
         e("# after the round's last action: scoring, then the game's end or the next deal", 1)
         e("scoring(Z, V, ch)", 1)
         e("if game_end(Z, V): return True", 1)
-        e("V[1] += 1", 1)
+        e(f"V[{self.var_slot('round')}] += 1", 1)
         e("round_start(Z, V, ch)", 1)
         e("return False", 1)
         e("", 0)
@@ -219,11 +259,14 @@ class Emitter(MovesEmitter):
             self.emit(")", 0)
 
 
-def compile_game(g: ir.GameIR) -> tuple[dict[str, Any], str, str]:
-    """Emit and compile the module for `g`; returns its namespace, source and file name."""
-    source = Emitter(g).module()
+def compile_game(g: ir.GameIR, readable: bool = False) -> tuple[dict[str, Any], str, str]:
+    """Emit and compile the module for `g`; returns its namespace, source and file name.
+    `readable`: the form a designer reads (slots named, citations, no playout loop)."""
+    source = Emitter(g, readable).module()
     key = "-".join(f"{k}={v}" for k, v in sorted(g.chosen.items()))
-    filename = f"<rulespec {g.id} players={g.players} {zlib.crc32((source + key).encode()):08x}>"
+    form = " readable" if readable else ""
+    filename = (f"<rulespec {g.id} players={g.players}{form} "
+                f"{zlib.crc32((source + key).encode()):08x}>")
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as exc:  # a bug in the emitter, never the user's fault

@@ -29,9 +29,12 @@ MAX_UNROLLED_NODES = 400
 class ExprEmitter:
     """Turns IR expressions into Python source text for one game; holds the emitter's state."""
 
-    def __init__(self, g: ir.GameIR):
+    def __init__(self, g: ir.GameIR, readable: bool = False):
         self.g = g
         self.layout = Layout.of(g)
+        # the form a designer reads (`rulespec show-code`): slots named by the spec's names,
+        # citations in the comments, no playout loop; the default is the form that runs
+        self.readable = readable
         self.zones = {z.name: z for z in g.zones}
         self.lines: list[str] = []
         self._tmp = 0
@@ -132,7 +135,8 @@ class ExprEmitter:
         list `_m` that the caller makes (`_m = [NO] * n`, n given by the `with`), at its first
         use. The work bound counts exactly these once."""
         left_out = set(exclude)
-        plan = [x for x in self.bounds.plan(fold(e) for e in exprs) if x not in left_out]
+        plan = [x for x in self.bounds.plan(fold(e) for e in exprs)
+                if x not in left_out and not self.readable]  # readable: each part as written
         saved = self.memo, self.memo_bound
         self.memo, self.memo_bound = {x: i for i, x in enumerate(plan)}, frozenset()
         if plan:
@@ -239,14 +243,13 @@ class ExprEmitter:
             kept = self.kept(e)
             if kept is not None:
                 return kept
-        L = self.layout
         match e:
             case ir.Const(value=v):
                 return repr(v)
             case ir.Var(name=n, index=None):
-                return f"V[{L.var_base[n]}]"
+                return f"V[{self.var_slot(n)}]"
             case ir.Var(name=n, index=ir.Expr() as i):
-                return f"V[{self._offset(L.var_base[n], i, n)}]"
+                return f"V[{self._offset(self.var_slot(n), i, n)}]"
             case ir.Builtin(name="players"):
                 return "PLAYERS"
             case ir.Builtin(name="player_count"):
@@ -260,9 +263,9 @@ class ExprEmitter:
             case ir.Local(name=n):
                 return f"{local(n)}"
             case ir.Zone(family=f, index=None):
-                return f"Z[{L.zone_base[f]}]"
+                return f"Z[{self.zone_slot(f)}]"
             case ir.Zone(family=f, index=ir.Expr() as i):
-                return f"Z[{self._offset(L.zone_base[f], i, f)}]"
+                return f"Z[{self._offset(self.zone_slot(f), i, f)}]"
             case ir.Attr(obj=o, attr=a) if o.type.name == "index":
                 table = global_name("IA_", ref_of(o.type), a)
                 return f"{table}[{self.index(o, ref_of(o.type), ref_of(o.type))}]"
@@ -318,8 +321,22 @@ class ExprEmitter:
         return "(" + self._ex(left) + "".join(f" {op} {self._ex(b)}"
                                               for op, b in reversed(links)) + ")"
 
-    def _offset(self, base: int, index: ir.Expr, name: str) -> str:
-        """The slot of `name[index]`: `base` plus the index, checked unless provably in range."""
+    def zone_slot(self, family: str) -> str:
+        """Where zone `family` (its first instance) lives in `Z`: a number, or in the
+        readable form the name `ZONE_<family>` the module defines."""
+        if self.readable:
+            return global_name("ZONE_", family)
+        return str(self.layout.zone_base[family])
+
+    def var_slot(self, name: str) -> str:
+        """Where variable `name` (its first instance) lives in `V`, as `zone_slot`."""
+        if self.readable:
+            return global_name("VAR_", name)
+        return str(self.layout.var_base[name])
+
+    def _offset(self, base: str, index: ir.Expr, name: str) -> str:
+        """The slot of `name[index]`: `base` (a `zone_slot` or `var_slot`) plus the index,
+        checked unless provably in range."""
         index = fold(index)
         family = self.per[name] or "player"
         if isinstance(index, ir.Const):
@@ -329,9 +346,11 @@ class ExprEmitter:
                 raise SpecError(Where(self.g.file), f"{name}[...] reaches {name}[{index.value}] "
                                 f"with {self.g.players} players, out of range (the index must "
                                 f"be 0 to {self.sizes[family] - 1})")
-            return str(base + index.value)
+            if self.readable:
+                return f"{base} + {index.value}" if index.value else base
+            return str(int(base) + index.value)
         code = self.index(index, family, name)
-        return f"{base} + {code}" if base else code
+        return f"{base} + {code}" if base != "0" else code
 
     def call(self, e: ir.Call) -> str:
         fn, args = e.fn, e.args
@@ -449,7 +468,8 @@ class ExprEmitter:
         `sum(1 for p in players if not quit[p])` becomes `(not V[3]) + (not V[4]) + ...`:
         no generator object, no loop, and constant parts fold away.
         """
-        if len(e.gens) != 1 or e.fn not in ("any", "all", "sum", "count", "min", "max"):
+        if self.readable or len(e.gens) != 1 or e.fn not in ("any", "all", "sum", "count", "min",
+                                                             "max"):
             return None
         g = e.gens[0]
         items = self.constant_items(g.iter)
@@ -602,7 +622,7 @@ class ExprEmitter:
         per kind (None where `test` raises) and a last entry None (for an empty pile). Loops
         then try the few kinds the entry names instead of every kind.
         """
-        if ir.free_locals(test) - {var}:
+        if self.readable or ir.free_locals(test) - {var}:
             return None
         saved_memo, self.memo = self.memo, {}  # a table is written outside any context
         try:

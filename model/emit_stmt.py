@@ -54,8 +54,18 @@ class StmtEmitter(ExprEmitter):
                 self.emit(init, depth)
             self._stmt(s, depth)
 
+    def where_comment(self, s: ir.Stmt) -> str:
+        """The comment that ends a statement's line: the spec line and column it came
+        from, and in the readable form the rulebook lines it cites (checked citations)."""
+        if not s.where.line:
+            return ""
+        at = f"{s.where.line}:{s.where.column}"
+        if self.readable:
+            return f"  # {', '.join(s.cite)} (spec {at})" if s.cite else f"  # spec {at}"
+        return f"  # {at}"
+
     def _stmt(self, s: ir.Stmt, depth: int) -> None:
-        where = f"  # {s.where.line}:{s.where.column}" if s.where.line else ""
+        where = self.where_comment(s)
         match s:
             case ir.Assign(target=t, op=op, value=v) if self.first_loop(fold(v)):
                 # `x = first(q for q in L if c, d)` as a loop: no generator object.
@@ -82,7 +92,13 @@ class StmtEmitter(ExprEmitter):
                 for line in rest:
                     self.emit(line, depth)
             case ir.If(test=t, then=a, orelse=b) if isinstance(fold(t), ir.Const):
-                self.stmts(a if cast(ir.Const, fold(t)).value else b, depth)
+                kept = a if cast(ir.Const, fold(t)).value else b
+                if self.readable and not kept:
+                    # say what became of it, rather than a bare `pass`
+                    self.emit(f"pass  # the chosen readings leave out the `if` at spec "
+                              f"{s.where.line}:{s.where.column}", depth)
+                else:
+                    self.stmts(kept, depth)
             case ir.If(test=t, then=a, orelse=b):
                 self.emit(f"if {self.ex(t)}:{where}", depth)
                 with self.outside():
@@ -166,7 +182,7 @@ class StmtEmitter(ExprEmitter):
         if fn == "deal":
             family = cast(ir.Const, s.args[1]).value  # a family, named
             order = self.zones[family].order
-            return (f"r.deal({a[0]}, Z, {self.layout.zone_base[family]}, P, {a[2]}, "
+            return (f"r.deal({a[0]}, Z, {self.zone_slot(family)}, P, {a[2]}, "
                     f"{order == 'pile'})")
         if fn == "pay":
             call = f"_pay({a[1]}, {a[2]}, {a[0]})"
@@ -190,8 +206,10 @@ class StmtEmitter(ExprEmitter):
                 self.zone_decl(s.args[1]).order:
             return []  # written as new lists (`effect`)
         if s.fn == "deal":
-            base = self.layout.zone_base[cast(ir.Const, s.args[1]).value]
-            return [self.ex(s.args[0])] + [f"Z[{base + p}]" for p in range(self.g.players)]
+            family = cast(ir.Const, s.args[1]).value
+            base = self.zone_slot(family)
+            return [self.ex(s.args[0])] + [f"Z[{self._offset(base, ir.Const(p, PLAYER), family)}]"
+                                           for p in range(self.g.players)]
         return list(dict.fromkeys(self.ex(x) for x in s.args if isinstance(x, ir.Zone)))
 
     def token_functions(self) -> None:
@@ -234,8 +252,8 @@ class StmtEmitter(ExprEmitter):
 
     def _zone_index(self, z: ir.Expr) -> str:
         assert isinstance(z, ir.Zone)
-        base = self.layout.zone_base[z.family]
-        return self._offset(base, z.index, z.family) if z.index is not None else str(base)
+        base = self.zone_slot(z.family)
+        return self._offset(base, z.index, z.family) if z.index is not None else base
 
     def emit_return(self, init: str | None, code: str, depth: int) -> None:
         """`return code`, after the line making the context's kept parts if it has any."""

@@ -21,7 +21,7 @@ import attrs
 
 from . import codegen, ir, situation
 from .chance import Chance, SeededChance, canonical_order
-from .errors import IllegalAction, ModelError, SpecError, Where
+from .errors import IllegalAction, InternalError, ModelError, SpecError, Where
 from .fold import fold
 from .loader import load_ir
 from .observe import Observation, Observer, Shuffler
@@ -57,8 +57,12 @@ class Action:
 class Game:
     """A spec compiled for one player count and one set of variants."""
 
-    def __init__(self, game_ir: ir.GameIR) -> None:
+    def __init__(self, game_ir: ir.GameIR, readable: bool = False) -> None:
+        """`readable`: run the form of the module a designer reads (`rulespec show-code`;
+        slots named, no playout loop), to test it against the form that runs."""
         self.ir = game_ir
+        self.is_readable = readable
+        self.readable_form: Game | None = None
         self.players = game_ir.players
         self.kind_names = tuple(k.name for k in game_ir.kinds)
         self._kind_index = {n: i for i, n in enumerate(self.kind_names)}
@@ -67,7 +71,7 @@ class Game:
         piled = {z.holds for z in game_ir.zones if z.order == "pile"}
         self.canonical = canonical_order(
             self.kind_names, [k.item_class if k.item_class in piled else None for k in game_ir.kinds])
-        self.ns, self.source, self.filename = codegen.compile_game(game_ir)
+        self.ns, self.source, self.filename = codegen.compile_game(game_ir, readable)
         self.layout = codegen.Layout.of(game_ir)
         ns = self.ns
         self._legal = ns["legal"]
@@ -84,8 +88,9 @@ class Game:
         self._plans = tuple(zip(self._steps, self._shuffles, strict=True))
         self._make = self.action  # bound once: legal_actions passes it on every call
         self._after_setup: tuple[list[list[int]], list[Any]] | None = None
-        self._effects_in_place = [ns[f"effect_in_place_{i}"]
-                                  for i in range(len(game_ir.actions))]
+        # the readable form has no in-place copies: its steps change Z and V in place too
+        self._effects_in_place = self._effects if readable else [
+            ns[f"effect_in_place_{i}"] for i in range(len(game_ir.actions))]
         self._round_end, self._game_end = ns["round_end"], ns["game_end"]
         self._scoring, self._round_start = ns["scoring"], ns["round_start"]
         self._round_over = ns["round_over"]
@@ -104,6 +109,14 @@ class Game:
         self.places = Places(game_ir)
         self._domains: list[list[tuple[str, tuple[Any, ...] | None]]] | None = None
         self._observers: dict[int, Observer] = {}
+
+    def readable(self) -> Game:
+        """This game compiled in the form a designer reads (`rulespec show-code`): zones and
+        variables named by the spec, each action once, its rulebook lines cited, none of
+        the playout shortcuts. It plays the same games (tests/test_readable_model.py)."""
+        if self.readable_form is None:
+            self.readable_form = self if self.is_readable else Game(self.ir, readable=True)
+        return self.readable_form
 
     def observer(self, player: int) -> Observer:
         """Seat `player`'s view of this game (`model.observe`): what its zones show them."""
@@ -278,6 +291,8 @@ class Game:
         (a list of len(actions) + len(round-end conditions) zeros) counts each action
         taken and each round-end condition that ended a round.
         """
+        if self.is_readable:
+            raise InternalError("the readable form of the model has no playout loop")
         start = self.initial_state(seed)
         Z, V = [z[:] for z in start._z], start._v[:]
         n, terminal = self.ns["playout"](Z, V, self.chance(seed, 0), pick,
