@@ -10,7 +10,7 @@ import pytest
 
 import model
 from properties.symbolic import queries as Q
-from properties.symbolic.queries.common import RLIMIT, Clock
+from properties.symbolic.queries.common import RLIMIT, Clock, bounded
 from properties.symbolic.witness import concrete_states
 
 supply = importlib.import_module("properties.symbolic.queries.supply")
@@ -48,3 +48,21 @@ def test_with_no_site_to_run_short_the_chain_stops_when_no_round_gains() -> None
     assert res is None
     assert [c.rounds for c in tried] == [2]
     assert "z3 chose 2 round(s) one after another" in tried[0].text()
+
+
+def test_a_row_says_the_chained_witness_starts_from_the_deal() -> None:
+    """The chain names who found its witness; the row must still say where it starts (it
+    once said "from a situation" for a game z3 played from the first deal)."""
+    from properties.checks.z3rows import row_of
+
+    @bounded  # as the supply query is
+    def supply_by_chain(game: model.Game, limit: int = RLIMIT) -> Q.Result:
+        res, tried = supply._chained_shortage(game, Clock(limit), None)
+        assert res is not None, [c.text() for c in tried]
+        return res
+
+    game = model.load(TITHE, players=2)
+    res = supply_by_chain(game)
+    assert res.trace is not None and res.trace.start == "deal"
+    assert res.found_by == "z3" and res.start == "deal"
+    assert "found by z3 from a deal after 6 actions" in row_of(game, res).detail

@@ -91,9 +91,12 @@ def bounded(query: Callable[..., Result]) -> Callable[..., Result]:
         finally:
             _NESTED[0] -= 1
         res.spent = spent() - start
-        if res.status == "witness" and res.found_by is None:
-            res.found_by = "z3"
-            res.start = res.trace.start if res.trace is not None else "situation"
+        if res.status == "witness":
+            if res.found_by is None:
+                res.found_by = "z3"
+            # a query that names who found its witness still starts where its trace does
+            if res.start is None:
+                res.start = res.trace.start if res.trace is not None else "situation"
         return res
 
     return run
