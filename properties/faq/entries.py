@@ -13,12 +13,12 @@ from pathlib import Path
 import attrs
 
 import model
-from model import IllegalAction, ModelError, SpecError, State, Where, ir
+from model import SpecError, State, Where, ir
 from model.loader import _read_spec, any_player_count
 from model.rulebooks import find_rulebook, rulebook_folders
 from model.source import read_text
 
-from ..concrete.clarify import read_situation, situation_path
+from ..concrete.clarify import example_problems, read_situation, situation_path
 from . import commands, effects, partings
 from .citations import Citation, citations
 from .partings import Parting, Say, Search, Store
@@ -83,6 +83,17 @@ class GameFaq:
         """How the commands the FAQ prints name its spec: the game id, or the path."""
         return commands.spec_argument(self.spec)
 
+    @property
+    def spec_name(self) -> str:
+        """The spec's file as the pages name it: `spec/<file>` for a spec of the package's
+        spec/, else its path (relative to the current folder where it lies inside it)."""
+        if self.spec_argument == self.spec.stem:
+            return f"spec/{self.spec.name}"
+        try:
+            return str(self.spec.resolve().relative_to(Path.cwd().resolve()))
+        except (OSError, ValueError):
+            return str(self.spec)
+
     def rulebook(self, source: str) -> list[str]:
         """The lines of one source (as `grep -n` numbers them)."""
         book = find_rulebook(str(self.spec), source)
@@ -110,6 +121,8 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
     kept = Store(store, path.stem, path) if store is not None else None
     tell = say or (lambda _m: None)
     named = commands.spec_argument(path)
+    # the examples first: a wrong one stops the FAQ before minutes of searching
+    answered = tuple(_answered(path, c, i) for i, c in enumerate(g.clarifications))
     questions = []
     for a in g.ambiguities:
         others = [v.name for v in a.variants if v.name != a.default]
@@ -124,12 +137,22 @@ def build(spec: str, *, players: int | None = None, search: Search | None = None
         kept.save()
     return GameFaq(g.id, g.title, path, g.sources, n, tuple(questions),
                    tuple(citations(_read_spec(path))),
-                   tuple(_answered(path, c) for c in g.clarifications),
+                   answered,
                    store, command or commands.faq([named], store=store, players=players,
                                                   search=search))
 
 
-def _answered(path: Path, c: ir.Clarification) -> Answered:
+def _answered(path: Path, c: ir.Clarification, index: int) -> Answered:
+    """A clarification with its example played; an example the model does not bear out is
+    an error that names it in the spec (the FAQ would publish a wrong answer), whichever
+    folder the spec is in (the test suite checks those of spec/ too)."""
+    problems = example_problems(path, c)
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise _read_spec(path).error(
+            ("clarifications", index, "example"),
+            f"the example of clarification {c.id} does not hold on the model, so the FAQ "
+            f"is not written: {'; '.join(problems[:3])}{more}")
     situation = situation_path(path, c.example)
     data = read_situation(situation)
     return Answered(c, situation, int(data["players"]), data,
@@ -139,15 +162,11 @@ def _answered(path: Path, c: ir.Clarification) -> Answered:
 def _example_states(path: Path, e: ir.Example, situation: Path, data: dict
                     ) -> list[State]:
     """The situation of an example as the model loads it, then the state after each of its
-    steps, as far as the model takes them (the test suite checks that it takes them all:
-    `properties.concrete.clarify.example_problems`)."""
+    steps (`_answered` has checked that the model takes them all)."""
     game = model.load(str(path), players=int(data["players"]), variants=e.variants)
     states = [game.state_from_dict(data, str(situation))]
     for step in e.steps:
-        try:
-            states.append(states[-1].apply(game.parse_action(step.do)))
-        except (IllegalAction, ModelError):  # the example's own check reports it
-            break
+        states.append(states[-1].apply(game.parse_action(step.do)))
     return states
 
 

@@ -104,7 +104,7 @@ def _game(faq: GameFaq, explored: set[str]) -> str:
     """A game's FAQ page; `explored`: the explorer's parting games (`explorer.anchor`), each
     linked from its example."""
     body = [f"<h1>{escape(faq.title)}: clarified rules</h1>",
-            f"<p class=\"muted\">From <code>spec/{escape(faq.spec.name)}</code>; sources "
+            f"<p class=\"muted\">From <code>{escape(faq.spec_name)}</code>; sources "
             + ", ".join(f'<a href="{escape(s)}.html">{escape(s)}</a>' for s in faq.sources)
             + f". Examples are {faq.players}-player games."
             + (f' <a href="{escape(explorer.page_name(faq))}">The rules explorer</a> steps '
@@ -287,7 +287,7 @@ def _rulebook(faq: GameFaq, source: str) -> str:
     covered = sum(1 for n in range(1, len(lines) + 1) if by_line.get(n))
     body = [f"<h1>{escape(source)}: the rulebook, annotated</h1>",
             f"<p class=\"muted\">{escape(faq.title)}. Each line beside what cites it in "
-            f"<code>spec/{escape(faq.spec.name)}</code>: spec clauses (with their spec line) and "
+            f"<code>{escape(faq.spec_name)}</code>: spec clauses (with their spec line) and "
             f"<a href=\"{escape(faq.id)}.html\">FAQ questions</a>. {covered} of {len(lines)} lines "
             "are cited; lines no clause cites are greyed and marked.</p>",
             '<table class="book">']
