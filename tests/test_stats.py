@@ -138,6 +138,22 @@ def test_a_budget_too_small_says_so() -> None:
     assert "time budget" in s.to_text()
 
 
+def test_a_budget_too_small_still_plays_every_cell_its_minimum() -> None:
+    """A budget that runs out at once once left the later cells (greedy, the second
+    version) with no games and rows of nan: each plays its first MIN_GAMES games."""
+    from properties.compare.stats import MIN_GAMES, compare_play
+
+    old, new = coin("old"), coin("new", "better: higher", "better: lower")
+    both = compare_play(old, new, policies=["random", "greedy"], precision=0.001,
+                        budget=1e-6, jobs=1)
+    for s in (both.old, both.new):
+        assert s.stopped_by == "budget"
+        for policy in ("random", "greedy"):
+            cell = s.cell(2, policy)
+            assert cell.games == MIN_GAMES
+            assert not math.isnan(cell.row("win_share/0").estimate.value)
+
+
 # ------------------------------------------------------------------ comparison
 def test_a_known_effect_is_flagged() -> None:
     """Seat 0's share goes from 1/2 to 5/8: flagged in every one of 10 runs of 1000 games

@@ -16,7 +16,7 @@ import click
 
 from model import SpecError
 
-from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION
+from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION, MIN_GAMES
 from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite, z3_budget_option
 
 
@@ -87,7 +87,9 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               help="Play until every win share's 95% interval is within ± this many "
                    "percentage points, in both versions...")
 @click.option("--budget", type=Finite(), default=DEFAULT_BUDGET, show_default=True,
-              help="...or until this many seconds of play have passed (the report says which).")
+              help="...or until this many seconds of play have passed, after the first "
+                   f"{MIN_GAMES} games of each player count, policy and version (the report "
+                   "says which).")
 @click.option("--stats-games", type=int, default=None,
               help="Exactly this many games per player count and policy instead (no "
                    "sequential stopping).")

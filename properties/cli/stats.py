@@ -128,7 +128,9 @@ def common_options(f):
                      help="Play until every win share's 95% interval is within ± this many "
                           "percentage points."),
         click.option("--budget", type=Finite(), default=st.DEFAULT_BUDGET, show_default=True,
-                     help="Seconds to spend at most; the report says if precision was not "
+                     help="Seconds to spend at most, after the first "
+                          f"{st.MIN_GAMES} games of each player count and policy (played "
+                          "whatever the budget); the report says if precision was not "
                           "reached in time."),
         click.option("--games", type=int, default=None,
                      help="Exactly this many games per player count and policy (no "

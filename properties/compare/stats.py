@@ -33,6 +33,9 @@ from .runner import Chunk, Version, make_runner
 
 FIRST_BATCH = 1000  # games per player count and policy before the first look at precision
 CHUNK = 200  # games per unit of work
+#: Games every player count, policy and version plays whatever the time budget (the
+#: budget applies after them), so that no cell is left with none: one chunk.
+MIN_GAMES = CHUNK
 MAX_ACTIONS = 10_000  # the safety cap: a game still going after this many actions stops
 DEFAULT_PRECISION = 0.01  # +-1 percentage point on win shares
 DEFAULT_BUDGET = 60.0  # seconds
@@ -311,14 +314,20 @@ def _run(versions: list[Version], players: Sequence[int] | None, policies: Seque
             planned = done + sum(c.count for c in chunks)
             by_key = {(s.players, s.policy): s for s in slots}
             got = 0
-            for chunk, records in runner.run(chunks, deadline):
-                slot = by_key[(chunk.players, chunk.policy)]
-                slot.done[versions.index(chunk.version)][chunk.start] = records
-                got += 1
-                done += len(records)
-                if progress is not None:
-                    progress(Progress(done, planned, time.monotonic() - t0, budget,
-                                      f"{chunk.players} players, {chunk.policy}"))
+            # each cell's first MIN_GAMES games whatever the budget; then the cells in turn,
+            # chunk by chunk, so that a budget running out leaves them alike
+            chunks.sort(key=lambda ch: ch.start)  # stable: the cells' order within a start
+            first = [ch for ch in chunks if ch.start < MIN_GAMES]
+            rest = [ch for ch in chunks if ch.start >= MIN_GAMES]
+            for part, until in ((first, None), (rest, deadline)):
+                for chunk, records in runner.run(part, until):
+                    slot = by_key[(chunk.players, chunk.policy)]
+                    slot.done[versions.index(chunk.version)][chunk.start] = records
+                    got += 1
+                    done += len(records)
+                    if progress is not None:
+                        progress(Progress(done, planned, time.monotonic() - t0, budget,
+                                          f"{chunk.players} players, {chunk.policy}"))
             out_of_time = got < len(chunks)
             for s in slots:
                 if s.finished:
