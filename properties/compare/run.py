@@ -17,7 +17,7 @@ from .diff_report import Report, Side
 from .parting import Parting, find_parting
 from .policies import POLICIES
 from .rules import diff_rules
-from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play
+from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play, require_policies
 from .versions import Version, player_counts
 
 
@@ -59,6 +59,10 @@ def compare(old: Version, new: Version, options: Options,
     t0 = time.perf_counter()
     say = progress or (lambda _m: None)
     counts = player_counts(old, new, options.players)
+    if options.statistics:  # before minutes of other work, not after
+        for v in (old, new):
+            with v.errors():
+                require_policies(v.label, v.ir(counts[0]), options.policies)
     say(f"diff: the rules of {old.label} and {new.label}")
     rules = diff_rules(old, new, counts, use_z3=options.use_z3)
     partings: list[Parting] = []

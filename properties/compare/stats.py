@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 import model
+from model import ir
 from model.loader import any_player_count
 
 from . import intervals as iv
@@ -285,13 +286,8 @@ def _run(versions: list[Version], players: Sequence[int] | None, policies: Seque
     counts = list(dict.fromkeys(counts))
     policies = list(dict.fromkeys(policies))
     loaded = {(i, p): v.load(p) for i, v in enumerate(versions) for p in counts}
-    if "greedy" in policies:
-        for (i, _), g in loaded.items():
-            if g.ir.score_better is None:
-                raise model.SpecError(model.Where(versions[i].label),
-                                      "the greedy policy needs to know whether a lower or a "
-                                      "higher score is better: add `better: lower` or `better: "
-                                      "higher` under score (docs/spec-language.md)")
+    for (i, _), g in loaded.items():
+        require_policies(versions[i].label, g.ir, policies)
     slots = [_Slot(p, pol, games or FIRST_BATCH, [{} for _ in versions])
              for p in counts for pol in policies]
     deadline = None if budget is None or math.isinf(budget) else t0 + budget
@@ -368,6 +364,16 @@ def _run(versions: list[Version], players: Sequence[int] | None, policies: Seque
                                   budget, stopped_by, seconds, runner.jobs, max_actions,
                                   tuple(cells)))
     return results
+
+
+def require_policies(label: str, g: ir.GameIR, policies: Sequence[str]) -> None:
+    """Raise SpecError if a version cannot be played by one of the policies (the greedy
+    one needs to know which way the score is better)."""
+    if "greedy" in policies and g.score_better is None:
+        raise model.SpecError(model.Where(label),
+                              "the greedy policy needs to know whether a lower or a higher "
+                              "score is better: add `better: lower` or `better: higher` under "
+                              "score (docs/spec-language.md)")
 
 
 def _check_arguments(policies: Sequence[str], precision: float, budget: float | None,
