@@ -80,6 +80,13 @@ def run_configuration(spec: str, players: int, variants: Mapping[str, str], *, g
         outcomes = run_game(game, profile, examples=examples, steps=steps, spec=spec,
                             coverage=cov, expected_failures=expected)
     cov.actions.update(batch.fired)
+    ends = batch.ends  # the seeded playouts count too: what they reached is exercised
+    cov.round_ends.update(ends.round_ends)
+    cov.game_ends.update(ends.game_ends)
+    cov.games += ends.games
+    cov.rounds += ends.rounds
+    cov.finished += ends.finished
+    cov.steps += ends.steps
     return {
         "seconds": time.perf_counter() - t0,
         "games": games, "cut": batch.cut, "cut_at": limits.after_endless,

@@ -278,6 +278,11 @@ class Gap:
     explained: str | None = None  # the spec's reason, if it says why it cannot be reached
 
 
+#: What reaches more round and game ends, as a gap in them says.
+MORE = ("more seeded games, each played to its end: `rulespec check --games N`; longer "
+        "state-machine runs: `--steps N`, in pytest `--rulespec-steps N`")
+
+
 def gaps(spec: str | Path, cov: Coverage) -> list[Gap]:
     """What `cov` never exercised in a spec, outermost clauses only, in spec order."""
     import model
@@ -296,10 +301,12 @@ def gaps(spec: str | Path, cov: Coverage) -> list[Gap]:
             add("action", a.name, f"never taken [{', '.join(a.cite)}]")
     for c in base.round_end:
         if not cov.round_ends.get(c.name):
-            add("round end", c.name, f"never ended a round [{', '.join(c.cite)}]")
+            add("round end", c.name, f"never ended a round [{', '.join(c.cite)}] "
+                f"(of {cov.rounds} rounds ended; {MORE})")
     for c in base.game_end:
         if not cov.game_ends.get(c.name):
-            add("game end", c.name, f"never ended a game [{', '.join(c.cite)}]")
+            add("game end", c.name, f"never ended a game [{', '.join(c.cite)}] "
+                f"(of {cov.finished} games played to their end; {MORE})")
     for amb in base.ambiguities:
         for v in amb.variants:
             if (amb.id, v.name) not in cov.variants:

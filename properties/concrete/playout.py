@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
@@ -23,7 +24,7 @@ from .invariants import (
     state_problems,
 )
 
-__all__ = ["PROPERTIES", "Batch", "Counter", "Finding", "Limits", "expected_totals", "play_and_check",
+__all__ = ["PROPERTIES", "Batch", "Counter", "Ends", "Finding", "Limits", "expected_totals", "play_and_check",
            "play_games"]
 
 
@@ -48,8 +49,23 @@ class Limits:
     after_endless: int = 1_000
 
 
+@attrs.define
+class Ends:
+    """What seeded playouts reached besides the actions they took, for coverage: the
+    round-end and game-end conditions that ended a round or a game, and how many games,
+    rounds and actions were played."""
+
+    round_ends: Counter = attrs.field(factory=lambda: Counter())
+    game_ends: Counter = attrs.field(factory=lambda: Counter())
+    games: int = 0
+    rounds: int = 0  # rounds ended
+    finished: int = 0  # games played to their end
+    steps: int = 0  # actions taken
+
+
 def play_and_check(game: Game, seed: int, limits: Limits | None = None,
-                   deep: bool = False) -> tuple[list[Finding], Counter]:
+                   deep: bool = False, ends: Ends | None = None
+                   ) -> tuple[list[Finding], Counter]:
     """Play one seeded random game, checking every property after every action.
 
     `deep` adds the costlier checks (value semantics, illegal actions, determinism) on
@@ -106,6 +122,8 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
         trace.append(action)
         fired[action.name] += 1
         steps += 1
+        if ends is not None:
+            _count_ends(ends, state, action, nxt)
         if before is not None:
             if snapshot(state) != before:
                 fail([("value_semantics", f"apply({action}) changed the state it was applied to")])
@@ -121,6 +139,18 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
     return findings, fired
 
 
+def _count_ends(ends: Ends, state: Any, action: Action, nxt: Any) -> None:
+    ends.steps += 1
+    if nxt.round != state.round or nxt.is_terminal:  # the round ended (checked: rare)
+        ends.rounds += 1
+        for name in state.round_end_reasons(action):
+            ends.round_ends[name] += 1
+    if nxt.is_terminal:
+        ends.finished += 1
+        for name in nxt.game_end_reasons():
+            ends.game_ends[name] += 1
+
+
 @attrs.frozen
 class Batch:
     """What `play_games` found: the first finding of each property, the actions taken."""
@@ -129,6 +159,7 @@ class Batch:
     fired: Counter
     games: int
     cut: int  # games stopped at `Limits.after_endless` (after an endless one) unfinished
+    ends: Ends = attrs.field(factory=Ends)
 
 
 def play_games(game: Game, first_seed: int, count: int, limits: Limits | None = None) -> Batch:
@@ -147,9 +178,10 @@ def play_games(game: Game, first_seed: int, count: int, limits: Limits | None = 
     fired = Counter()
     short = attrs.evolve(limits, max_actions=min(limits.after_endless, limits.max_actions))
     cut = 0
+    ends = Ends(games=count)
     for seed in range(first_seed, first_seed + count):
         endless = "game_ends" in first
-        findings, used = play_and_check(game, seed, short if endless else limits)
+        findings, used = play_and_check(game, seed, short if endless else limits, ends=ends)
         for k, v in used.items():
             fired[k] += v
         for f in findings:
@@ -157,7 +189,7 @@ def play_games(game: Game, first_seed: int, count: int, limits: Limits | None = 
                 cut += 1  # stopped short: no finding
             else:
                 first.setdefault(f.property, f)
-    return Batch(first, fired, count, cut)
+    return Batch(first, fired, count, cut, ends)
 
 
 class Counter(dict):
