@@ -264,19 +264,19 @@ class Game:
         state._seed, state._step, state._legal = seed, 0, None
         return state
 
-    def _set_up(self, chance: Chance) -> tuple[list[list[int]], list[Any]]:
+    def _set_up(self, chance: Chance, fresh: bool = False) -> tuple[list[list[int]], list[Any]]:
         """Fresh zones and variables after the spec's `setup`, drawing from `chance`.
 
         A set-up that shuffles nothing is the same for every seed: it runs once and
-        later calls copy its result."""
-        done = self._after_setup
+        later calls copy its result (unless `fresh`: run it again, keeping nothing)."""
+        done = None if fresh else self._after_setup
         if done is None:
             Z = [z[:] for z in self._blank]
             V: list[Any] = [0] * self.layout.n_vars
             V[1] = 1
             self.ns["init_vars"](Z, V)
             self.ns["setup"](Z, V, chance)
-            if self._setup_shuffles:
+            if self._setup_shuffles or fresh:
                 return Z, V
             done = self._after_setup = (list(map(list.copy, Z)), V[:])
         return list(map(list.copy, done[0])), done[1][:]
@@ -319,9 +319,12 @@ class Game:
         through here, so `apply`, `outcome` and the playouts draw the same."""
         return SeededChance(seed, step, self.canonical)
 
-    def after_setup(self, seed: int = 0) -> tuple[list[list[int]], list[Any]]:
-        """The zones and variables after the spec's `setup`, before the first deal."""
-        return self._set_up(self.chance(seed, -1))
+    def after_setup(self, seed: int = 0, *, fresh: bool = False
+                    ) -> tuple[list[list[int]], list[Any]]:
+        """The zones and variables after the spec's `setup`, before the first deal.
+        `fresh`: run the set-up again even where its result is kept from an earlier call
+        (a set-up that shuffles nothing runs once), as coverage tracing needs to see it."""
+        return self._set_up(self.chance(seed, -1), fresh)
 
     def state_from_dict(self, data: Mapping[str, Any], where: str = "<situation>", *,
                         checked: bool = True) -> State:

@@ -32,3 +32,20 @@ def test_an_end_never_reached_names_the_option_that_reaches_more() -> None:
     assert "of 0 rounds ended" in found["round end"] and MORE in found["round end"]
     assert "of 0 games played to their end" in found["game end"]
     assert "--games N" in MORE and "--rulespec-steps N" in MORE
+
+
+def test_a_set_up_that_ran_before_the_tracing_is_still_exercised() -> None:
+    """A set-up that shuffles nothing runs once per game and is copied after; in `rulespec
+    check` that first run is the seeded playouts', before the state machine's tracing, so
+    Kadabra's set-up loop was reported never exercised."""
+    from properties.concrete.stateful import run_game
+
+    spec = str(Path(__file__).parent.parent / "spec" / "kadabra.yaml")
+    game = model.load(spec, players=2)
+    game.initial_state(0)  # the set-up has run, untraced, and is kept
+    cov = Coverage(spec)
+    run_game(game, "ci", examples=2, steps=5, spec=spec, coverage=cov, expected_failures=())
+    assert cov.traced
+    setup = [g for g in gaps(spec, cov) if g.what == "clause" and "setup" in g.detail]
+    assert setup == []
+    assert game.after_setup(0) == game.after_setup(0, fresh=True)

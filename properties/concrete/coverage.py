@@ -239,6 +239,7 @@ class Recorder:
         self.coverage = coverage
         self.tracer = LineTracer(game) if trace_lines else None
         self._lines: set[int] = set()
+        self._set_up_seen = False
         coverage.players.add(game.players)
         coverage.variants |= set(game.ir.chosen.items())
         if not trace_lines:
@@ -247,7 +248,13 @@ class Recorder:
     def __enter__(self):
         if self.tracer is None:
             return self
-        return self.tracer.__enter__()
+        entered = self.tracer.__enter__()
+        if not self._set_up_seen:
+            # the game keeps a set-up that shuffles nothing from its first run, which may
+            # have been before any tracing (the seeded playouts): run it once here
+            self._set_up_seen = True
+            self.game.after_setup(0, fresh=True)
+        return entered
 
     def __exit__(self, *exc: object) -> None:
         if self.tracer is not None:
