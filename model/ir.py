@@ -390,6 +390,9 @@ class GameIR:
     expectations: tuple[Expectation, ...]
     # "lower" or "higher": which way each player wants `score` to go; None if unstated
     score_better: str | None = None
+    # what the greedy policy compares mid-round: "score" as it stands, or "scoring" (the
+    # score the round's scoring would give were the round to end there)
+    score_provisional: str = "score"
     clarifications: tuple[Clarification, ...] = ()
 
 

@@ -211,6 +211,8 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             invariants=self.conditions(("invariants",), g.get("invariants", [])),
             expectations=self.expectations(),
             score_better=g["score"].get("better") if isinstance(g["score"], dict) else None,
+            score_provisional=(g["score"].get("provisional", "score")
+                               if isinstance(g["score"], dict) else "score"),
             clarifications=self.clarifications(ambiguities),
         )
         problem = work.too_much(game, self.work_defs(), self.work_places(game))

@@ -111,6 +111,34 @@ def test_greedy_follows_the_better_direction() -> None:
     assert cell.row("action/go").estimate.value == 0.0
 
 
+def test_a_provisional_score_judges_each_action_as_if_the_round_ended() -> None:
+    """Each go earns a point that the round's scoring banks, and the score is the bank: it
+    moves only at the scoring, so a greedy player ties go with stop (stop banks nothing
+    yet at the first turn) and plays at random; judged by what the scoring would give
+    (`provisional: scoring`), go is always better, and every game reaches the cap."""
+    text = (COIN_TEXT.replace("  stopped: {type: bool, init: false}",
+                              "  stopped: {type: bool, init: false}\n"
+                              "  earned: {type: int, per: player, init: 0}\n"
+                              "  bank: {type: int, per: player, init: 0}")
+            .replace('effects: ["active = (active + 1) % player_count"]',
+                     'effects: ["earned[active] += 1", "active = (active + 1) % player_count"]')
+            .replace("  end:\n    - {name: stopped, when: stopped}",
+                     "  end:\n    - {name: stopped, when: stopped}\n"
+                     "  scoring:\n    - for: p in players\n      do: [\"bank[p] += earned[p]\"]")
+            .replace("expr: \"count(up, 'edge') + (count(up, 'heads') if p == 0 else "
+                     "count(up, 'tails'))\"", "expr: bank[p]"))
+    assert "expr: bank[p]" in text and "bank[p] += earned[p]" in text
+    as_is = BASE.with_text("as-is", text)
+    scored = BASE.with_text("scored", text.replace("better: higher",
+                                                   "better: higher\n  provisional: scoring"))
+    cell = play_statistics(scored, policies=["greedy"], games=50, jobs=1, max_actions=20).cell(
+        2, "greedy")
+    assert cell.outcomes["cap"] == 50  # nobody ever stops
+    cell = play_statistics(as_is, policies=["greedy"], games=50, jobs=1, max_actions=20).cell(
+        2, "greedy")
+    assert cell.outcomes["cap"] < 50  # ties broken at random: some games stop
+
+
 # ------------------------------------------------------------------ sequential
 def test_play_grows_until_the_precision_is_reached() -> None:
     s = play_statistics(coin(), policies=["random"], precision=0.02, budget=600, jobs=1)

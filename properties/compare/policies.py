@@ -7,7 +7,10 @@ Two policies that need no game-specific code:
 - **greedy**: the action after which the acting player's own score is best (lower or
   higher, as the spec's `score.better` says), ties broken uniformly at random. "After"
   means after the action's effects and, if they end the round, the round's scoring —
-  but before the next round's deal, which a player cannot foresee. Each candidate is
+  but before the next round's deal, which a player cannot foresee. With
+  `score.provisional: scoring` every action is judged as if the round ended after it
+  (the round's scoring run on the copy), so what the scoring will count (points in hand,
+  tricks taken) guides the choice before the round ends. Each candidate is
   tried on a copy of the state by the model's copy-on-write effect functions (only the
   zones an effect changes are copied); shuffles inside a tried action draw from a
   look-ahead stream of their own, so trying never changes the game's own chance. The
@@ -108,6 +111,8 @@ class Greedy:
         ns = game.ns
         self.round_end, self.scoring, self.score = ns["round_end"], ns["scoring"], ns["score"]
         self.trial_effects = game._effects
+        # `score.provisional: scoring`: every action judged as if the round ended after it
+        self.as_scored = game.ir.score_provisional == "scoring"
         self.observers = [game.observer(p) for p in range(game.players)]
 
     def choose(self, Z: list[list[int]], V: list, options: list[model.Action],
@@ -116,6 +121,7 @@ class Greedy:
         """The option to take among several: `imagine` redeals what the actor cannot see,
         `look_ahead` is the chance of tried shuffles, `pick` breaks ties."""
         round_end, scoring, score, sign = self.round_end, self.scoring, self.score, self.sign
+        as_scored = self.as_scored
         actor = V[0]
         best: list = []
         top = None
@@ -126,7 +132,7 @@ class Greedy:
             try:
                 self.trial_effects[option.index](Zt, Vt, look_ahead, *option.args)
                 Vt[2] = actor
-                if round_end(Zt, Vt):
+                if as_scored or round_end(Zt, Vt):
                     Zt = [z[:] for z in Zt]
                     scoring(Zt, Vt, look_ahead)
                 s = sign * score(Zt, Vt, actor)
