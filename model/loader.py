@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from . import ir, schema, work
 from .constant import const_eval
 from .errors import SpecError, Where
@@ -167,6 +169,9 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             raise self.err(("actions",), over("max_actions", "the number of actions",
                                               len(g["actions"])))
         actions = tuple(self.action(name, a) for name, a in g["actions"].items())
+        automatic = self.automatic()
+        if automatic is not None:  # engine work after every action, within its step
+            actions = tuple(attrs.evolve(a, effects=(*a.effects, automatic)) for a in actions)
         p_env = {"p": ir.Local("p", PLAYER)}
         measure = None
         if "measure" in rnd:
@@ -174,6 +179,8 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
         ambiguities = self.claims(ambiguities)
         setup = self.effects(("setup",), g.get("setup", []), {})
         round_start = self.effects(("round", "start"), rnd["start"], {})
+        if automatic is not None:  # and after the deal
+            round_start = (*round_start, automatic)
         scoring = self.effects(("round", "scoring"), rnd.get("scoring", []), {})
         self.uncalled()
         round_end = self.conditions(("round", "end"), rnd["end"])
@@ -434,6 +441,34 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                         ir.Assign(self.doc.where(("round", "end", i, "when")), c.cite, target,
                                   "=", c.expr)))
         return out
+
+    def automatic(self) -> ir.While | None:
+        """The automatic steps (docs/spec-language.md#automatic-steps) as one bounded loop:
+        while one's condition holds, the first that holds runs; at most their max together."""
+        items = self.d.get("automatic", [])
+        if not items:
+            return None
+        steps = []
+        for i, a in enumerate(items):
+            path = ("automatic", i)
+            self.ident((*path, "name"), a["name"], "an automatic step's name", False)
+            if a["name"] in self.d["actions"] or any(b["name"] == a["name"] for b in items[:i]):
+                raise self.err((*path, "name"), f"{a['name']!r} is already the name of an "
+                                                "action or automatic step")
+            cite = self.check_cites((*path, "cite"), a["cite"])
+            self.bounded((*path, "max"), a["max"], "max_while", "an automatic step's max",
+                         low=1)
+            when = self.expr((*path, "when"), a["when"], BOOL, {})
+            effects = self.effects((*path, "effects"), a["effects"], {}, loop=True)
+            steps.append((when, effects, cite, self.doc.where(path)))
+        total = self.bounded(("automatic",), sum(a["max"] for a in items), "max_while",
+                             "the automatic steps' max together", low=1)
+        body: tuple[ir.Stmt, ...] = ()
+        for when, effects, cite, where in reversed(steps):  # the first that holds
+            body = (ir.If(where, cite, when, effects, body),)
+        whens = tuple(when for when, _, _, _ in steps)
+        test = whens[0] if len(whens) == 1 else ir.BoolOp("or", whens, BOOL)
+        return ir.While(self.doc.where(("automatic",)), (), test, total, body)
 
     def action(self, name: str, a: dict[str, Any]) -> ir.ActionDecl:
         path = ("actions", name)

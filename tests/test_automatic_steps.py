@@ -1,0 +1,95 @@
+"""Automatic steps (docs/spec-language.md#automatic-steps): engine work nobody decides runs
+inside the step of the action that sets it off, in both back ends, and is not counted as
+anyone's action. tests/specs/reveal.yaml lays cards face down in turn and places them on
+the row lowest first by automatic steps."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import model
+from properties.cli import main
+
+REVEAL = Path(__file__).parent / "specs" / "reveal.yaml"
+RANK = {f"c{n}": n for n in range(1, 9)}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: int) -> None:
+    game = model.load(REVEAL, players=players)
+    assert [a.name for a in game.ir.actions] == ["lay"]  # the steps are not actions
+    rng = random.Random(players)
+    for seed in range(20):
+        state, taken = game.initial_state(seed), 0
+        while not state.is_terminal:
+            legal = state.legal_actions()
+            assert {a.name for a in legal} == {"lay"}
+            before = state.to_dict()
+            state = state.apply(legal[rng.randrange(len(legal))])
+            taken += 1
+            after = state.to_dict()
+            laid = [p for p in range(players) if before["zones"]["chosen"][p]]
+            if len(laid) < players - 1:
+                assert after["zones"]["row"] == before["zones"]["row"]  # nothing placed yet
+                continue
+            # the last to lay: in the same step all are turned up and placed, lowest first
+            placed = after["zones"]["row"][len(before["zones"]["row"]):]
+            assert len(placed) == players and placed == sorted(placed, key=RANK.__getitem__)
+            assert after["vars"]["phase"] == "choose"
+            assert not any(after["zones"]["chosen"]) or state.is_terminal
+        assert taken == 2 * players  # each player's two decisions, nothing else
+
+
+def test_check_decides_every_row_of_a_game_with_automatic_steps(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(main, ["check", str(REVEAL), "--games", "20",
+                                       "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(out.read_text())["rows"]
+    z3 = {r["property"]: r["verdict"] for r in rows if r["property"].startswith("z3_")}
+    assert set(z3.values()) == {"proved"}, z3
+    assert {"z3_conservation", "z3_legal_move", "z3_round_bound"} <= set(z3)
+
+
+def test_automatic_steps_that_never_stop_are_an_error_at_their_line(tmp_path: Path) -> None:
+    text = REVEAL.read_text(encoding="utf-8").replace(
+        "    effects: [\"phase = 'choose'\"]\n\ngame_end:",
+        "    effects: [\"phase = 'place'\"]\n\ngame_end:")  # all_placed keeps placing
+    assert text != REVEAL.read_text(encoding="utf-8")
+    spec = tmp_path / "reveal.yaml"
+    spec.write_text(text, encoding="utf-8")
+    (tmp_path / "rulebooks").mkdir()
+    (tmp_path / "rulebooks" / "reveal.en.txt").write_text(
+        (REVEAL.parent / "rulebooks" / "reveal.en.txt").read_text(encoding="utf-8"))
+    game = model.load(spec, players=2)
+    state = game.initial_state(0)
+    state = state.apply(state.legal_actions()[0])
+    # the loop is the automatic steps' list: its first line
+    line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("automatic:")) + 1
+    with pytest.raises(model.ModelError, match=f"loop at spec line {line} ran more than its "
+                                               "max of 6 times"):
+        state.apply(state.legal_actions()[0])
+
+
+@pytest.mark.parametrize("edit, says", [
+    ("    max: 4\n", "max"),  # no max: the loop would have no bound
+    ("name: all_placed", "already the name"),
+])
+def test_a_malformed_automatic_step_is_refused_where_it_is(tmp_path: Path, edit: str,
+                                                           says: str) -> None:
+    text = REVEAL.read_text(encoding="utf-8")
+    bad = (text.replace(edit, "") if edit.startswith("    max")
+           else text.replace(edit, "name: turn_up"))
+    spec = tmp_path / "reveal.yaml"
+    spec.write_text(bad, encoding="utf-8")
+    (tmp_path / "rulebooks").mkdir()
+    (tmp_path / "rulebooks" / "reveal.en.txt").write_text(
+        (REVEAL.parent / "rulebooks" / "reveal.en.txt").read_text(encoding="utf-8"))
+    with pytest.raises(model.SpecError, match=says) as err:
+        model.load(spec, players=2)
+    assert "reveal.yaml:" in str(err.value)
