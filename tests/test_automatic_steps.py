@@ -1,7 +1,8 @@
 """Automatic steps (docs/spec-language.md#automatic-steps): engine work nobody decides runs
 inside the step of the action that sets it off, in both back ends, and is not counted as
-anyone's action. tests/specs/reveal.yaml lays cards face down in turn and places them on
-the row lowest first by automatic steps."""
+anyone's action; with hidden commitments they make a simultaneous choice
+(#simultaneous-choice). tests/specs/reveal.yaml lays cards face down in turn and places
+them on the row lowest first by automatic steps."""
 
 from __future__ import annotations
 
@@ -43,6 +44,21 @@ def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: in
             assert after["vars"]["phase"] == "choose"
             assert not any(after["zones"]["chosen"]) or state.is_terminal
         assert taken == 2 * players  # each player's two decisions, nothing else
+
+
+def test_a_card_laid_face_down_is_seen_by_nobody_else_until_it_is_turned_up() -> None:
+    game = model.load(REVEAL, players=3)
+    chosen = game.layout.zone_base["chosen"]
+    state = game.initial_state(0)
+    first = state.legal_actions()[0]
+    state = state.apply(first)  # seat 0 lays a card
+    for seat in (1, 2):
+        assert state.observation(seat).zones[chosen] == model.Hidden(count=1, top=None)
+    assert state.observation(0).zones[chosen] != model.Hidden(count=1, top=None)
+    # the next chooser's options are the same whatever seat 0 laid
+    other = next(a for a in game.initial_state(0).legal_actions() if a != first)
+    assert ([str(a) for a in state.legal_actions()] ==
+            [str(a) for a in game.initial_state(0).apply(other).legal_actions()])
 
 
 def test_check_decides_every_row_of_a_game_with_automatic_steps(tmp_path: Path) -> None:
