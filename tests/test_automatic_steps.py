@@ -1,7 +1,7 @@
 """Automatic steps (docs/spec-language.md#automatic-steps): engine work nobody decides runs
 inside the step of the action that sets it off, in both back ends, and is not counted as
 anyone's action; with hidden commitments they make a simultaneous choice
-(#simultaneous-choice). tests/specs/reveal.yaml lays cards face down in turn and places
+(#simultaneous-choice). spec/unveil.yaml lays cards face down in turn and places
 them on the row lowest first by automatic steps."""
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from click.testing import CliRunner
 import model
 from properties.cli import main
 
-REVEAL = Path(__file__).parent / "specs" / "reveal.yaml"
-RANK = {f"c{n}": n for n in range(1, 9)}
+UNVEIL = Path(__file__).parent.parent / "spec" / "unveil.yaml"
+RANK = {f"c{n}": n for n in range(1, 13)}
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: int) -> None:
-    game = model.load(REVEAL, players=players)
+    game = model.load(UNVEIL, players=players)
     assert [a.name for a in game.ir.actions] == ["lay"]  # the steps are not actions
     rng = random.Random(players)
     for seed in range(20):
@@ -43,11 +43,11 @@ def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: in
             assert len(placed) == players and placed == sorted(placed, key=RANK.__getitem__)
             assert after["vars"]["phase"] == "choose"
             assert not any(after["zones"]["chosen"]) or state.is_terminal
-        assert taken == 2 * players  # each player's two decisions, nothing else
+        assert taken == 3 * players  # each player's three decisions, nothing else
 
 
 def test_a_card_laid_face_down_is_seen_by_nobody_else_until_it_is_turned_up() -> None:
-    game = model.load(REVEAL, players=3)
+    game = model.load(UNVEIL, players=3)
     chosen = game.layout.zone_base["chosen"]
     state = game.initial_state(0)
     first = state.legal_actions()[0]
@@ -63,7 +63,7 @@ def test_a_card_laid_face_down_is_seen_by_nobody_else_until_it_is_turned_up() ->
 
 def test_check_decides_every_row_of_a_game_with_automatic_steps(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(main, ["check", str(REVEAL), "--games", "20",
+    result = CliRunner().invoke(main, ["check", str(UNVEIL), "--games", "20",
                                        "--json", str(out)])
     assert result.exit_code == 0, result.output
     rows = json.loads(out.read_text())["rows"]
@@ -73,15 +73,15 @@ def test_check_decides_every_row_of_a_game_with_automatic_steps(tmp_path: Path) 
 
 
 def test_automatic_steps_that_never_stop_are_an_error_at_their_line(tmp_path: Path) -> None:
-    text = REVEAL.read_text(encoding="utf-8").replace(
+    text = UNVEIL.read_text(encoding="utf-8").replace(
         "    effects: [\"phase = 'choose'\"]\n\ngame_end:",
         "    effects: [\"phase = 'place'\"]\n\ngame_end:")  # all_placed keeps placing
-    assert text != REVEAL.read_text(encoding="utf-8")
-    spec = tmp_path / "reveal.yaml"
+    assert text != UNVEIL.read_text(encoding="utf-8")
+    spec = tmp_path / "unveil.yaml"
     spec.write_text(text, encoding="utf-8")
     (tmp_path / "rulebooks").mkdir()
-    (tmp_path / "rulebooks" / "reveal.en.txt").write_text(
-        (REVEAL.parent / "rulebooks" / "reveal.en.txt").read_text(encoding="utf-8"))
+    (tmp_path / "rulebooks" / "unveil.en.txt").write_text(
+        (UNVEIL.parent / "rulebooks" / "unveil.en.txt").read_text(encoding="utf-8"))
     game = model.load(spec, players=2)
     state = game.initial_state(0)
     state = state.apply(state.legal_actions()[0])
@@ -98,14 +98,14 @@ def test_automatic_steps_that_never_stop_are_an_error_at_their_line(tmp_path: Pa
 ])
 def test_a_malformed_automatic_step_is_refused_where_it_is(tmp_path: Path, edit: str,
                                                            says: str) -> None:
-    text = REVEAL.read_text(encoding="utf-8")
+    text = UNVEIL.read_text(encoding="utf-8")
     bad = (text.replace(edit, "") if edit.startswith("    max")
            else text.replace(edit, "name: turn_up"))
-    spec = tmp_path / "reveal.yaml"
+    spec = tmp_path / "unveil.yaml"
     spec.write_text(bad, encoding="utf-8")
     (tmp_path / "rulebooks").mkdir()
-    (tmp_path / "rulebooks" / "reveal.en.txt").write_text(
-        (REVEAL.parent / "rulebooks" / "reveal.en.txt").read_text(encoding="utf-8"))
+    (tmp_path / "rulebooks" / "unveil.en.txt").write_text(
+        (UNVEIL.parent / "rulebooks" / "unveil.en.txt").read_text(encoding="utf-8"))
     with pytest.raises(model.SpecError, match=says) as err:
         model.load(spec, players=2)
-    assert "reveal.yaml:" in str(err.value)
+    assert "unveil.yaml:" in str(err.value)
