@@ -49,10 +49,15 @@ def test_ctrl_c_stops_check_within_two_seconds_and_says_what_was_kept(tmp_path: 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="pipes closed early")
 def test_a_reader_that_stops_reading_ends_the_command_silently_with_141() -> None:
-    """`rulespec play lama -p 2 | head -1`: the output's reader goes away; that is not a
-    bug in rulespec (exit 4) and prints nothing on stderr."""
-    cmd = [sys.executable, "-m", "properties.cli", "play", "lama", "-p", "2",
+    """`rulespec play ... | head -1`: the output's reader goes away; that is not a bug in
+    rulespec (exit 4) and prints nothing on stderr. The game's trace must be longer than
+    a pipe holds, or the command may write it all before the reader leaves and exit 0
+    (seen in CI with LAMA's 1.5 KB two-player game)."""
+    cmd = [sys.executable, "-m", "properties.cli", "play", "lambada", "-p", "6", "--seed", "2",
            "--max-actions", "10000"]
+    whole = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=True).stdout
+    # more than the pipe and the reader's buffer (8 KiB) hold together, with a margin
+    assert len(whole) > _pipe_capacity() + 16 * 1024, len(whole)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     first = proc.stdout.readline()
@@ -62,3 +67,17 @@ def test_a_reader_that_stops_reading_ends_the_command_silently_with_141() -> Non
     assert first
     assert proc.returncode == 141, err
     assert err == ""
+
+
+def _pipe_capacity() -> int:
+    """How many bytes a pipe holds before its writer waits (64 KiB on Linux by default)."""
+    r, w = os.pipe()
+    try:
+        import fcntl
+
+        return fcntl.fcntl(w, getattr(fcntl, "F_GETPIPE_SZ", 1032))
+    except (ImportError, OSError):
+        return 65536
+    finally:
+        os.close(r)
+        os.close(w)
