@@ -144,6 +144,9 @@ def _explain(error: ValidationError, path: tuple[Any, ...], what: str = "") -> s
         limit = _schema(error).get("description", "")
         return (f"{where}: {short(error.instance)} is {word} of {error.validator_value:,}"
                 + (f" ({limit})" if limit else ""))
+    if error.validator == "maxItems":
+        items = error.instance if isinstance(error.instance, list) else []
+        return f"{where}: {len(items)} items, over the limit of {error.validator_value}"
     if error.validator == "maxLength":
         return (f"{where}: {short(error.instance)} is longer than the limit of "
                 f"{error.validator_value} characters")

@@ -92,14 +92,20 @@ def test_automatic_steps_that_never_stop_are_an_error_at_their_line(tmp_path: Pa
         state.apply(state.legal_actions()[0])
 
 
+NINE = "automatic:\n" + "".join(f"  - {{name: s{i}, when: 'False', max: 1, effects: [], "
+                                 "cite: unveil.en#L5}\n" for i in range(9))
+
+
 @pytest.mark.parametrize("edit, says", [
     ("    max: 4\n", "max"),  # no max: the loop would have no bound
     ("name: all_placed", "already the name"),
+    ("automatic:\n", "automatic: 12 items, over the limit of 8"),
 ])
 def test_a_malformed_automatic_step_is_refused_where_it_is(tmp_path: Path, edit: str,
                                                            says: str) -> None:
     text = UNVEIL.read_text(encoding="utf-8")
     bad = (text.replace(edit, "") if edit.startswith("    max")
+           else text.replace(edit, NINE) if edit == "automatic:\n"
            else text.replace(edit, "name: turn_up"))
     spec = tmp_path / "unveil.yaml"
     spec.write_text(bad, encoding="utf-8")
