@@ -29,10 +29,11 @@ the same seed, so a game plays the same in any process, in any order.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import model
+from model import ir
 from model.chance import Chance
 from model.game import _new_state  # the State of in-place values, as random_playout makes
 
@@ -96,18 +97,24 @@ def play_game(game: model.Game, policy: str, seed: int, index: int,
                       tuple(tally), tuple(bool(x) for x in ends))
 
 
+def require_policies(label: str, g: ir.GameIR, policies: Sequence[str]) -> None:
+    """Raise SpecError if a version cannot be played by one of the policies (the greedy
+    one needs to know which way the score is better); `stats` and `diff` ask before any
+    other work."""
+    if "greedy" in policies and g.score_better not in ("lower", "higher"):
+        raise model.SpecError(model.Where(label),
+                              "the greedy policy needs to know whether a lower or a higher "
+                              "score is better: add `better: lower` or `better: higher` under "
+                              "score (docs/spec-language.md)")
+
+
 class Greedy:
     """The greedy choice in one game: `choose` ranks the legal options by the acting
     player's own score after each, tried on what that player sees (module docstring)."""
 
     def __init__(self, game: model.Game) -> None:
-        better = game.ir.score_better
-        if better not in ("lower", "higher"):
-            raise model.SpecError(model.Where(game.ir.file),
-                                  "the greedy policy needs to know whether a lower or a higher "
-                                  "score is better: add `better: lower` or `better: higher` "
-                                  "under score")
-        self.sign = 1 if better == "higher" else -1
+        require_policies(game.ir.file, game.ir, ("greedy",))
+        self.sign = 1 if game.ir.score_better == "higher" else -1
         ns = game.ns
         self.round_end, self.scoring, self.score = ns["round_end"], ns["scoring"], ns["score"]
         self.trial_effects = game._effects

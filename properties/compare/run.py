@@ -15,9 +15,9 @@ from . import runner
 from .checks import compare_checks, compared_configurations
 from .diff_report import Report, Side
 from .parting import Parting, find_parting
-from .policies import POLICIES
+from .policies import POLICIES, require_policies
 from .rules import diff_rules
-from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play, require_policies
+from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play
 from .versions import Version, player_counts
 
 

@@ -24,11 +24,10 @@ from typing import Any
 import attrs
 
 import model
-from model import ir
 from model.loader import any_player_count
 
 from . import intervals as iv
-from .policies import POLICIES, GameRecord
+from .policies import POLICIES, GameRecord, require_policies
 from .report import Cell, Compared, Row, Statistics, StatisticsComparison  # also offered here
 from .runner import Chunk, Version, make_runner
 
@@ -364,16 +363,6 @@ def _run(versions: list[Version], players: Sequence[int] | None, policies: Seque
                                   budget, stopped_by, seconds, runner.jobs, max_actions,
                                   tuple(cells)))
     return results
-
-
-def require_policies(label: str, g: ir.GameIR, policies: Sequence[str]) -> None:
-    """Raise SpecError if a version cannot be played by one of the policies (the greedy
-    one needs to know which way the score is better)."""
-    if "greedy" in policies and g.score_better is None:
-        raise model.SpecError(model.Where(label),
-                              "the greedy policy needs to know whether a lower or a higher "
-                              "score is better: add `better: lower` or `better: higher` under "
-                              "score (docs/spec-language.md)")
 
 
 def _check_arguments(policies: Sequence[str], precision: float, budget: float | None,
