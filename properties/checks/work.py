@@ -86,7 +86,7 @@ def run_configuration(spec: str, players: int, variants: Mapping[str, str], *, g
     cov.games += ends.games
     cov.rounds += ends.rounds
     cov.finished += ends.finished
-    cov.steps += ends.steps
+    cov.steps += sum(batch.fired.values())
     return {
         "seconds": time.perf_counter() - t0,
         "games": games, "cut": batch.cut, "cut_at": limits.after_endless,

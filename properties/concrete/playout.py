@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from typing import Any
 
 import attrs
 
-from model import Action, Game, ModelError
+from model import Action, Game, ModelError, State
 
 from .invariants import (
     PROPERTIES,
@@ -52,15 +51,14 @@ class Limits:
 @attrs.define
 class Ends:
     """What seeded playouts reached besides the actions they took, for coverage: the
-    round-end and game-end conditions that ended a round or a game, and how many games,
-    rounds and actions were played."""
+    round-end and game-end conditions that ended a round or a game, and how many games and
+    rounds were played (the actions are `Batch.fired`)."""
 
     round_ends: Counter = attrs.field(factory=lambda: Counter())
     game_ends: Counter = attrs.field(factory=lambda: Counter())
     games: int = 0
     rounds: int = 0  # rounds ended
     finished: int = 0  # games played to their end
-    steps: int = 0  # actions taken
 
 
 def play_and_check(game: Game, seed: int, limits: Limits | None = None,
@@ -139,8 +137,7 @@ def play_and_check(game: Game, seed: int, limits: Limits | None = None,
     return findings, fired
 
 
-def _count_ends(ends: Ends, state: Any, action: Action, nxt: Any) -> None:
-    ends.steps += 1
+def _count_ends(ends: Ends, state: State, action: Action, nxt: State) -> None:
     if nxt.round != state.round or nxt.is_terminal:  # the round ended (checked: rare)
         ends.rounds += 1
         for name in state.round_end_reasons(action):
