@@ -77,6 +77,14 @@ class SeededChance:
             self.canonical(pile)
         fisher_yates(pile, self._rng.random)
 
+    def copy(self) -> SeededChance:
+        """A chance at the same point of the same stream, drawing independently from here."""
+        other = SeededChance(self.seed, self.step, self.canonical)
+        if self._rng is not None:
+            other._rng = MersenneTwister()
+            other._rng.setstate(self._rng.getstate())
+        return other
+
 
 class RandomChance:
     """Shuffles from a given `random.Random` (Hypothesis passes one it controls)."""
@@ -111,6 +119,13 @@ class ScriptedChance:
     def __init__(self, outcomes: list[list[int]], fallback: Chance | None = None) -> None:
         self.outcomes = list(outcomes)
         self.fallback = fallback
+
+    def copy(self) -> ScriptedChance:
+        """A chance at the same point of the record, with its own copy of the fallback (a
+        copy that draws does not move the original's fallback on)."""
+        fallback = self.fallback
+        copy = getattr(fallback, "copy", None)
+        return ScriptedChance(self.outcomes, fallback=copy() if copy is not None else fallback)
 
     def shuffle(self, pile: list[int]) -> None:
         from .errors import ModelError

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 import model
 from properties.cli import main
 from properties.compare import plots
-from properties.compare.parting import find_parting, observe
+from properties.compare.lockstep import observe
+from properties.compare.parting import find_parting
 from properties.concrete import trace as tr
 
 SPEC = Path(__file__).resolve().parent.parent / "spec" / "lama.yaml"

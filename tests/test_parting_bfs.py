@@ -7,19 +7,20 @@ of them parts the versions, so nothing shorter exists there.
 from __future__ import annotations
 
 import model
+from properties.compare import lockstep as L
 from properties.compare import parting as P
 
 
 def _parts_within(old: model.State, new: model.State, depth: int) -> bool:
     """Whether the versions part here or at one of the next `depth` actions (their legal
     actions before it, its outcome), in any game."""
-    lo, ln = P._legal(old, None), P._legal(new, None)
+    lo, ln = L.legal_by_key(old, None), L.legal_by_key(new, None)
     if set(lo) != set(ln):
         return True
     if depth == 0 or old.is_terminal:
         return False
     for key, a in lo.items():
-        if P._outcome(old.game, new.game, old, new, a, ln[key], None, None, None):
+        if L.outcome_differences(old.game, new.game, old, new, a, ln[key], None, None, None):
             return True
         if _parts_within(old.apply(a), new.apply(ln[key]), depth - 1):
             return True
@@ -35,7 +36,7 @@ def test_the_breadth_first_parting_is_the_shortest_from_its_deal() -> None:
     n = len(found.actions)
     assert n >= 2, "too short to tell a search from luck"
     # the game it reports parts them, from the deal of its seed ...
-    replayed = P.lockstep(ruling, reading, None, None, list(found.actions), max_actions=n,
+    replayed = L.lockstep(ruling, reading, None, None, list(found.actions), max_actions=n,
                           seed=seed)
     assert replayed is not None and replayed.actions == found.actions
     # ... and no game of fewer actions from that deal does

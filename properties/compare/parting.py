@@ -37,21 +37,18 @@ import model
 from model import Game, ModelError, State
 from model.chance import ScriptedChance
 
-#: Renames found between the versions: category (zones, kinds, vars, actions) -> old -> new.
-Renames = Mapping[str, Mapping[str, str]]
-#: How many legal actions besides the one taken a lock-step game tries at each step (where
-#: there are more, an even spread that shifts from step to step).
-OTHERS = 8
+from .lockstep import (
+    Chooser,
+    Found,
+    Names,
+    Part,
+    Renames,
+    legal_by_key,
+    lockstep,
+    outcome_differences,
+)
+
 Progress = Callable[[str], None] | None
-
-
-@attrs.frozen
-class Part:
-    """One part of the state (or of the outcome) that differs: its name and both values."""
-
-    name: str
-    old: str
-    new: str
 
 
 @attrs.frozen
@@ -112,243 +109,17 @@ class Parting:
                 "different states in the two versions")
 
 
-# ------------------------------------------------------------------ comparing states
-class Names:
-    """Old names read as new names (zones, variables, kinds, actions), for renamed versions."""
-
-    def __init__(self, renames: Renames | None = None) -> None:
-        r = renames or {}
-        self.zones = dict(r.get("zones", {}))
-        self.vars = dict(r.get("vars", {}))
-        self.kinds = dict(r.get("kinds", {}))
-        self.actions = dict(r.get("actions", {}))
-
-    def kind(self, name: str) -> str:
-        return self.kinds.get(name, name)
-
-    def content(self, value: Any) -> Any:
-        if isinstance(value, list):
-            return [self.content(x) for x in value]
-        if isinstance(value, dict):
-            return {self.kind(str(k)): v for k, v in value.items()}
-        return self.kind(value) if isinstance(value, str) else value
-
-
-def observe(state: State, names: Names | None = None) -> dict[str, Any]:
-    """A state as comparable plain data, in the new version's names: every zone and variable
-    slot, whose turn it is, the round, the game's end, the scores and the winners."""
-    d = state.to_dict()
-    g = state.game
-    out: dict[str, Any] = {}
-    per = {z.name: z.per for z in g.ir.zones}
-    for name, value in d["zones"].items():
-        new = names.zones.get(name, name) if names else name
-        if per[name] is not None:
-            for i, v in enumerate(value):
-                out[f"{new}[{i}]"] = names.content(v) if names else v
-        else:
-            out[new] = names.content(value) if names else value
-    vper = {v.name: v.per for v in g.ir.vars}
-    for name, value in d["vars"].items():
-        new = names.vars.get(name, name) if names else name
-        if vper[name] is not None:
-            for i, v in enumerate(value):
-                out[f"{new}[{i}]"] = v
-        else:
-            out[new] = value
-    for key in ("active", "round", "last_actor", "terminal"):
-        out[key] = d[key]
-    out["scores"] = list(state.scores)
-    out["winners"] = sorted(state.winners)
-    return out
-
-
-def state_differences(so: State, sn: State, names: Names | None) -> tuple[Part, ...]:
-    """What differs between a state of each version (empty if they are alike)."""
-    # fast path: with one layout the raw values compare directly
-    if (names is None and _same_layout(so.game, sn.game) and so.z == sn.z and so.v == sn.v
-            and so.is_terminal == sn.is_terminal and so.scores == sn.scores
-            and so.winners == sn.winners):
-        return ()
-    return differences(observe(so, names), observe(sn, None))
-
-
-_LAYOUTS: dict[tuple[int, int], tuple[Game, Game, bool]] = {}
-
-
-def _same_layout(a: Game, b: Game) -> bool:
-    """Both versions keep their states alike: the same kinds, zones, variables and names."""
-    key = (id(a), id(b))
-    if key not in _LAYOUTS:  # the games are kept with the answer, so the ids stay theirs
-        ga, gb = a.ir, b.ir
-        same = (a.kind_names == b.kind_names and a.layout == b.layout and ga.enums == gb.enums
-                and [(z.name, z.order, z.per) for z in ga.zones]
-                == [(z.name, z.order, z.per) for z in gb.zones]
-                and [(v.name, v.type) for v in ga.vars] == [(v.name, v.type) for v in gb.vars])
-        _LAYOUTS[key] = (a, b, same)
-    return _LAYOUTS[key][2]
-
-
-def differences(a: dict[str, Any], b: dict[str, Any]) -> tuple[Part, ...]:
-    return tuple(Part(k, _show(a.get(k, "(none)")), _show(b.get(k, "(none)")))
-                 for k in list(a) + [k for k in b if k not in a] if a.get(k) != b.get(k))
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, list) and len(value) > 10 and all(isinstance(x, str) for x in value):
-        return f"{len(value)} items, top {value[-1]}"
-    if isinstance(value, dict):
-        return " ".join(f"{k}x{c}" if c > 1 else str(k) for k, c in value.items() if c) or "-"
-    if isinstance(value, list) and all(isinstance(x, str) for x in value):
-        return "[" + " ".join(value) + "]" if value else "[]"
-    return str(value)
-
-
-def action_key(action: model.Action, names: Names | None) -> tuple:
-    """An action as the same move in either version: its (renamed) name and its values."""
-    values = tuple(names.content(v) if names else v for v in action.named_args().values())
-    name = names.actions.get(action.name, action.name) if names else action.name
-    return (name, values)
-
-
-def _legal(state: State, names: Names | None) -> dict[tuple, model.Action]:
-    return {action_key(a, names): a for a in state.legal_actions()}
-
-
-def _clone(chance: Any) -> Any:
-    """A copy at the same point (None, the seeded chance of each step, needs none)."""
-    if not isinstance(chance, ScriptedChance):
-        return chance
-    return ScriptedChance(list(chance.outcomes), fallback=chance.fallback)
-
-
-@attrs.frozen
-class _Found:
-    actions: tuple[str, ...]
-    mode: str
-    player: int | None
-    old_legal: tuple[str, ...] = ()
-    new_legal: tuple[str, ...] = ()
-    differences: tuple[Part, ...] = ()
-    situation: str = ""
-
-
-def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Callable[[int, int], int]
-             | Sequence[str], *, max_actions: int, names: Names | None = None, seed: int = 0,
-             every_action: bool = True, rounds: list[int] | None = None,
-             low: dict[str, int] | None = None) -> _Found | None:
-    """Play both versions side by side from one deal until they part (or the game ends, or
-    `max_actions`): `choose(step, n)` picks among the n legal actions, or a list of action
-    texts is followed. The chances are None for seeded games (`seed`; each step's shuffles
-    from the seed, alike in both versions) or recorded ones. With `every_action`, the
-    outcomes of the other legal actions are compared at every step too (up to `OTHERS` of
-    them, each on a copy of the chance), not only the one taken. `rounds` collects the
-    number of actions of each round played, `low` the fewest items each shared zone held."""
-    from ..concrete.trace import describe
-
-    try:
-        so = old.initial_state(seed, chance_o)
-    except ModelError:
-        return None
-    try:
-        sn = new.initial_state(seed, chance_n)
-    except ModelError as exc:
-        return _Found((), "deal", None, differences=(Part("the deal", "dealt", f"fails: {exc}"),))
-    diff = state_differences(so, sn, names)
-    if diff:
-        return _Found((), "deal", None, differences=diff, situation=describe(old, so))
-    taken: list[str] = []
-    round_now = so.round
-    for step in range(max_actions if callable(choose) else len(choose)):
-        if so.is_terminal:
-            return None
-        lo, ln = _legal(so, names), _legal(sn, None)
-        if set(lo) != set(ln):
-            return _Found(tuple(taken), "legal", so.active_player,
-                          tuple(str(a) for a in lo.values()), tuple(str(a) for a in ln.values()),
-                          situation=describe(old, so))
-        keys = list(lo)
-        if not callable(choose):  # a script of actions
-            pick = next((k for k, a in lo.items() if str(a) == choose[step]), None)
-            if pick is None:
-                return None  # the recorded action is not legal here: nothing to show
-        else:
-            pick = keys[choose(step, len(keys))]
-        tried = [pick]
-        if every_action:  # the others too: all of them, or an even spread of OTHERS
-            others = [k for k in keys if k != pick]
-            step_ = max(1, -(-len(others) // OTHERS))
-            tried += others[(step % step_)::step_]
-        for key in tried:
-            found = _outcome(old, new, so, sn, lo[key], ln[key], chance_o, chance_n, names)
-            if found is not None:
-                return _Found((*taken, str(lo[key])), "state", so.active_player,
-                              differences=found, situation=describe(old, so))
-        try:
-            so = so.apply(lo[pick], chance_o)
-            sn = sn.apply(ln[pick], chance_n)
-        except ModelError:
-            return None
-        taken.append(str(lo[pick]))
-        if rounds is not None:
-            if not rounds or so.round != round_now:
-                rounds.append(0)
-            rounds[-1] += 1
-            round_now = so.round
-        if low is not None:
-            for name, z in _zone_sizes(so):
-                low[name] = min(low.get(name, z), z)
-    return None
-
-
-def _zone_sizes(state: State) -> list[tuple[str, int]]:
-    """Each shared zone's size, and the smallest of each per-player (or indexed) family."""
-    g = state.game
-    out = []
-    for name, value in state.to_dict()["zones"].items():
-        per = next(z for z in g.ir.zones if z.name == name).per
-        sizes = [_size(v) for v in value] if per is not None else [_size(value)]
-        out.append((name if per is None else f"some {name}", min(sizes, default=0)))
-    return out
-
-
-def _size(value: Any) -> int:
-    return len(value) if isinstance(value, list) else sum(value.values())
-
-
-def _outcome(old: Game, new: Game, so: State, sn: State, ao: model.Action, an: model.Action,
-             chance_o: Any, chance_n: Any, names: Names | None) -> tuple[Part, ...] | None:
-    """How one action's outcomes differ (with copies of the same chance), or None."""
-    try:
-        po: State | None = so.apply(ao, _clone(chance_o))
-        why_o = ""
-    except ModelError as exc:
-        po, why_o = None, str(exc)
-    try:
-        pn: State | None = sn.apply(an, _clone(chance_n))
-        why_n = ""
-    except ModelError as exc:
-        pn, why_n = None, str(exc)
-    if po is None and pn is None:
-        return None
-    if po is None or pn is None:
-        return (Part("the rules", f"undefined: {why_o}" if po is None else "defined",
-                     f"undefined: {why_n}" if pn is None else "defined"),)
-    diff = state_differences(po, pn, names)
-    return diff or None
-
-
-# ------------------------------------------------------------------ searching
 def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 300_000_000,
                  max_depth: int = 40, games: int = 200, max_actions: int = 400,
                  examples: int = 100, seed: int = 0, renames: Renames | None = None,
-                 progress: Progress = None) -> Parting:
+                 shorten_steps: int | None = None, progress: Progress = None) -> Parting:
     """Where two loaded versions of a game (same player count) first behave differently.
 
     `use_z3`/`z3_limit`/`max_depth`: the z3 product search and its limits; `games` random
     lock-step games of at most `max_actions` actions from seeds `seed`, `seed + 1`, ...;
-    `examples` Hypothesis-generated games. `renames` maps old names to new ones where the
-    versions name things differently.
+    `examples` Hypothesis-generated games; the shortest of those games then shortened
+    (`shorten`, at most `shorten_steps` lock-step steps, `shorten.STEPS` by default, 0 for
+    none). `renames` maps old names to new ones where the versions name things differently.
     """
     if old.players != new.players:
         raise ValueError("both versions must be loaded for the same player count")
@@ -407,13 +178,19 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 3
         shrunk = _hypothesis_search(old, new, examples, limit, names)
         if shrunk is not None and (best is None or len(shrunk[1].actions) < len(best[1].actions)):
             best, how = shrunk, "hypothesis"
-    seconds = time.perf_counter() - t0
     if best is not None:
         s, f = best
+        chance: dict[str, Any] = {"seed": s}
+        short = _shortened(old, new, s, f, names, shorten_steps, say)
+        if short is not None:
+            notes.append(_shortened_note(len(f.actions), short))
+            f, how = short.found, f"{how}, shortened"
+            chance = {"seed": short.seed, "shuffles": short.shuffles(old)}
         if bound is not None and len(f.actions) <= bound:
             notes.append("z3 shares chance by what it is (the k-th card revealed, a shuffle's "
                          "top) and found none this short; these games share the seed instead")
-        return _parting(P, how, f, {"seed": s}, notes, seconds, games=played)
+        return _parting(P, how, f, chance, notes, time.perf_counter() - t0, games=played)
+    seconds = time.perf_counter() - t0
     searched = (f"none breadth first over {pairs} pairs of states from {BFS_DEALS} deals, nor "
                 f"in {played} random games of up to {max_actions} actions"
                 + (f" and {examples} Hypothesis-generated games" if examples else ""))
@@ -425,6 +202,43 @@ def find_parting(old: Game, new: Game, *, use_z3: bool = True, z3_limit: int = 3
                    notes=tuple(notes), seconds=seconds)
 
 
+def _shortened(old: Game, new: Game, seed: int, f: Found, names: Names | None,
+               steps: int | None, say: Callable[[str], None]) -> Any:
+    """A shorter parting game than `f` (from `seed`), or None if shortening finds none."""
+    from . import shorten
+
+    steps = shorten.STEPS if steps is None else steps
+    if not steps or f.mode == "deal" or shorten.cost(f) <= 1:
+        return None
+    say(f"{old.players} players: shortening the parting game of {len(f.actions)} action(s) "
+        f"(at most {steps} lock-step steps)")
+    short = shorten.shorten(old, new, seed, f, names, steps=steps)
+    return short if short is not None and shorten.cost(short.found) < shorten.cost(f) else None
+
+
+def shortened_parting(old: Game, new: Game, seed: int, actions: Sequence[str], how: str, *,
+                      steps: int | None = None, progress: Progress = None) -> Parting | None:
+    """A shorter parting game than the seeded game `actions` (from `seed`, found by `how`),
+    or None where that game does not part the versions at its end or none shorter is found:
+    for a parting game kept from an earlier search."""
+    f = lockstep(old, new, None, None, [*actions, "(end)"], max_actions=len(actions),
+                 seed=seed)
+    if f is None:
+        return None
+    short = _shortened(old, new, seed, f, None, steps, progress or (lambda _m: None))
+    if short is None:
+        return None
+    return _parting(old.players, f"{how}, shortened", short.found,
+                    {"seed": short.seed, "shuffles": short.shuffles(old)},
+                    [_shortened_note(len(f.actions), short)], 0.0)
+
+
+def _shortened_note(before: int, short: Any) -> str:
+    return (f"shortened from {before} to {len(short.found.actions)} action(s) in "
+            f"{short.steps} lock-step steps"
+            + ("" if short.finished else ", when its budget was spent"))
+
+
 def reading_parting(spec: str, players: int, ambiguity: str, variant: str, *,
                     base: Mapping[str, str] | None = None, **options: Any) -> Parting:
     """Where a reading of an ambiguity parts from the ruling (or from the readings in
@@ -434,7 +248,7 @@ def reading_parting(spec: str, players: int, ambiguity: str, variant: str, *,
     return find_parting(ruling, reading, **options)
 
 
-def _parting(P: int, how: str, f: _Found, chance: dict, notes: list[str], seconds: float,
+def _parting(P: int, how: str, f: Found, chance: dict, notes: list[str], seconds: float,
              games: int = 0) -> Parting:
     step = 0 if f.mode == "deal" else len(f.actions) + (1 if f.mode == "legal" else 0)
     where = {"deal": "the deals differ",
@@ -454,7 +268,7 @@ BFS_DEALS = 4
 
 def breadth_first(old: Game, new: Game, names: Names | None = None, *,
                   states: int = BFS_STATES, deals: int = BFS_DEALS
-                  ) -> tuple[tuple[int, _Found] | None, int]:
+                  ) -> tuple[tuple[int, Found] | None, int]:
     """The shortest game from a seeded deal after which the versions part, breadth first
     over pairs of states played alike (the same actions, each step's shuffles from the
     seed and step, so both versions draw alike), pairs seen before not expanded again:
@@ -462,7 +276,7 @@ def breadth_first(old: Game, new: Game, names: Names | None = None, *,
     shortest parting found (its seed, what parts) and the pairs explored."""
     from ..concrete.trace import describe
 
-    best: tuple[int, _Found] | None = None
+    best: tuple[int, Found] | None = None
     explored = 0
     for seed in range(deals):
         at_deal = lockstep(old, new, None, None, [], max_actions=0, names=names, seed=seed)
@@ -483,18 +297,18 @@ def breadth_first(old: Game, new: Game, names: Names | None = None, *,
                 if so.is_terminal or explored >= share:
                     continue
                 explored += 1
-                lo, ln = _legal(so, names), _legal(sn, None)
+                lo, ln = legal_by_key(so, names), legal_by_key(sn, None)
                 if set(lo) != set(ln):
-                    best = (seed, _Found(taken, "legal", so.active_player,
+                    best = (seed, Found(taken, "legal", so.active_player,
                                          tuple(str(a) for a in lo.values()),
                                          tuple(str(a) for a in ln.values()),
                                          situation=describe(old, so)))
                     break
                 hit = None
                 for key, ao in lo.items():
-                    diff = _outcome(old, new, so, sn, ao, ln[key], None, None, names)
+                    diff = outcome_differences(old, new, so, sn, ao, ln[key], None, None, names)
                     if diff is not None:
-                        hit = _Found((*taken, str(ao)), "state", so.active_player,
+                        hit = Found((*taken, str(ao)), "state", so.active_player,
                                      differences=diff, situation=describe(old, so))
                         break
                     try:
@@ -517,8 +331,8 @@ def breadth_first(old: Game, new: Game, names: Names | None = None, *,
 
 def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int,
                    names: Names | None, say: Callable[[str], None]
-                   ) -> tuple[tuple[int, _Found] | None, int]:
-    best: tuple[int, _Found] | None = None
+                   ) -> tuple[tuple[int, Found] | None, int]:
+    best: tuple[int, Found] | None = None
     t0 = time.perf_counter()
     for s in range(seed, seed + games):
         if (s - seed) % 50 == 49:
@@ -537,9 +351,9 @@ def _random_search(old: Game, new: Game, games: int, max_actions: int, seed: int
     return best, games
 
 
-def _uniform(rng: random.Random) -> Callable[[int, int], int]:
+def _uniform(rng: random.Random) -> Chooser:
     """A `choose` for `lockstep`: uniform among the legal actions, from `rng`."""
-    return lambda _step, n: rng.randrange(n)
+    return lambda _step, keys, _state: rng.randrange(len(keys))
 
 
 class _Parted(Exception):
@@ -547,7 +361,7 @@ class _Parted(Exception):
 
 
 def _hypothesis_search(old: Game, new: Game, examples: int, max_actions: int,
-                       names: Names | None) -> tuple[int, _Found] | None:
+                       names: Names | None) -> tuple[int, Found] | None:
     """Hypothesis generates games — a seed, then choices among the legal actions, then always
     the first legal action (what shrinking tends to) — steered towards long rounds and towards
     emptying each zone (where rare situations arise: an exhausted pile, a short supply, a
@@ -558,10 +372,10 @@ def _hypothesis_search(old: Game, new: Game, examples: int, max_actions: int,
     last: list[tuple[int, list[int]]] = []
 
     def play(x: tuple[int, list[int]], rounds: list[int] | None = None,
-             low: dict[str, int] | None = None) -> _Found | None:
+             low: dict[str, int] | None = None) -> Found | None:
         s, choices = x
         return lockstep(old, new, None, None,
-                        lambda k, n: choices[k] % n if k < len(choices) else 0,
+                        lambda k, keys, _s: choices[k] % len(keys) if k < len(choices) else 0,
                         max_actions=max_actions, names=names, rounds=rounds, low=low, seed=s)
 
     @settings(max_examples=examples, database=None, derandomize=True, deadline=None,

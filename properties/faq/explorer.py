@@ -37,10 +37,10 @@ from typing import Any
 
 from model import ModelError, SpecError, State
 
-from ..compare.parting import observe
+from ..compare.lockstep import observe
 from . import commands, table
 from .entries import GameFaq, Parting, Question
-from .markdown import FOUND_BY, replay_commands
+from .markdown import found_by, replay_commands
 from .partings import Store, replay_states
 
 _HERE = Path(__file__).parent
@@ -161,7 +161,7 @@ class _Data:
                 "texts": [readings.get(q.ruling, ""), readings.get(p.reading, "")],
                 "players": players, "seed": seed, "play": play, "replays": replays,
                 "situation": situation,
-                "found_by": FOUND_BY.get(p.how, p.how), "part": part, "parts_by": kind,
+                "found_by": found_by(p.how), "part": part, "parts_by": kind,
                 "differences": found if kind != "legal" else [], "steps": steps,
                 "faq": f"{faq.id}.html#q-{q.id}"}
 

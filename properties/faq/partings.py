@@ -34,9 +34,11 @@ from model import Game, ModelError, SpecError, State, Where, ir
 from model.limits import IDENTIFIER, short
 from model.safe_write import LINK_REFUSED, make_folder, write_text
 
+from ..compare.lockstep import observe
 from ..compare.parting import Parting as Found
-from ..compare.parting import observe, reading_parting
+from ..compare.parting import reading_parting, shortened_parting
 from ..compare.rules import PLAY, Normal
+from ..compare.shorten import STEPS as SHORTEN_STEPS
 from ..concrete import trace as tr
 from ..symbolic.queries.parting import PROOF_UNITS, WITH_INVARIANTS
 from .effects import GAMES, Declared, Effect
@@ -123,6 +125,9 @@ class Search:
     statistics_games: int = GAMES
     #: z3's budget for a proof where the first search found no parting game at a count
     proof_limit: int = 600_000_000
+    #: lock-step steps the shortening of a parting game found by concrete games may play
+    #: (`compare.shorten`); a stored game is shortened once for each budget
+    shorten_steps: int = SHORTEN_STEPS
     #: how many times the random games the concrete search then plays there (a rare
     #: situation: a bout played out to the last card, say), with twice the Hypothesis games
     longer: int = 10
@@ -153,6 +158,7 @@ def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], h
     for n in counts:
         found = reading_parting(str(spec), n, amb.id, reading, use_z3=how.z3_limit > 0,
                                 z3_limit=how.z3_limit, games=how.games, examples=how.examples,
+                                shorten_steps=how.shorten_steps,
                                 progress=lambda m: say(f"{amb.id}={reading}: {m}"))
         if found.parted:
             return found, tried
@@ -180,7 +186,8 @@ def search(spec: Path, amb: ir.Ambiguity, reading: str, counts: Iterable[int], h
             say(f"{amb.id}={reading}: {f.players} players: {games} random and {examples} "
                 "Hypothesis games in lock-step")
             again = reading_parting(str(spec), f.players, amb.id, reading, use_z3=False,
-                                    games=games, examples=examples)
+                                    games=games, examples=examples,
+                                    shorten_steps=how.shorten_steps)
             if again.parted:
                 return again, tried[:i] + tried[i + 1:]
             z3 = f.detail.split("; ", 1)[0] + "; " if f.status == "bounded" else ""
@@ -234,6 +241,21 @@ def _counts_text(counts: list[int]) -> str:
     if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
         return f"{counts[0]} to {counts[-1]}"
     return ", ".join(map(str, counts[:-1])) + (" and " if len(counts) > 1 else "") + str(counts[-1])
+
+
+def shortened(spec: Path, amb: ir.Ambiguity, reading: str, data: dict[str, Any], how: str,
+              steps: int, say: Say) -> Found | None:
+    """A shorter parting game than a stored one (`data`, its replay file), or None: a game
+    played from a seed is shortened (`compare.shorten`); one from recorded shuffles (z3's,
+    or shortened before) is left as it is."""
+    if "shuffles" in data or data.get("situation") is not None or not steps:
+        return None
+    n = int(data["players"])
+    old = model.load(str(spec), players=n, variants={amb.id: amb.default})
+    new = model.load(str(spec), players=n, variants={amb.id: reading})
+    return shortened_parting(old, new, int(data.get("seed", 0)),
+                             [str(a) for a in data["actions"]], how, steps=steps,
+                             progress=lambda m: say(f"{amb.id}={reading}: {m}"))
 
 
 # ------------------------------------------------------------------ replaying a parting game

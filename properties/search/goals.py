@@ -95,6 +95,19 @@ class Shape:
                 d += abs(x - y) if type(x) is int and type(y) is int else 1
         return d
 
+    def size_distance(self, a: model.State, b: model.State) -> int:
+        """`distance` with each zone read by its size alone (a bag's count, a pile's
+        length): how far apart the states are in how much each zone holds."""
+        d = 0
+        for bag, za, zb in zip(self.bag, a.z, b.z, strict=True):
+            d += abs((sum(za) if bag else len(za)) - (sum(zb) if bag else len(zb)))
+        va, vb = a.v, b.v
+        for i in self.slots:
+            x, y = va[i], vb[i]
+            if x != y:
+                d += abs(x - y) if type(x) is int and type(y) is int else 1
+        return d
+
     def shared_items(self, state: model.State) -> int:
         """The items in shared piles (a draw pile, a discard pile)."""
         return sum(len(z) for z, bag, sh in zip(state.z, self.bag, self.shared, strict=True)
