@@ -187,6 +187,9 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
         entry = None  # left undecided by another search: search again
     if entry is not None and store is not None:  # (an entry is read from the store)
         shown = _stored(store, entry, amb, reading)
+        if shown is not None and shown.parted and not stored_only \
+                and entry.get("shortened") != how.shorten_steps:
+            shown, entry = _shorten_stored(path, amb, reading, shown, entry, how, store, say)
         if shown is not None:
             stats = entry.get("statistics")
             if (shown.parted and not stored_only and how.statistics_games
@@ -210,7 +213,8 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
             played = _effect(path, amb, reading, shown, how, say) if how.statistics_games \
                 else None
             if store is not None:
-                entry = {"digest": key, "status": "parted", "how": found.how}
+                entry = {"digest": key, "status": "parted", "how": found.how,
+                         "shortened": how.shorten_steps}
                 if played is not None:
                     entry["statistics"] = played.to_data()
                 store.put(amb, reading, entry, data)
@@ -223,6 +227,25 @@ def _parting(path: Path, g: ir.GameIR, amb: ir.Ambiguity, reading: str, players:
                                  "shown": verdict.shown, "search": how.search(),
                                  "second_try": how.second_try()}, None)
     return verdict
+
+
+def _shorten_stored(path: Path, amb: ir.Ambiguity, reading: str, shown: Parting, entry: dict,
+                    how: Search, store: Store, say: Say) -> tuple[Parting, dict]:
+    """A stored parting game shortened (once for each budget of `how`), its store entry
+    and replay file rewritten where a shorter game is found."""
+    name = str(entry.get("replay", ""))
+    before = store.replay(name)
+    found = partings.shortened(path, amb, reading, before, shown.how, how.shorten_steps, say)
+    entry = {**entry, "shortened": how.shorten_steps}
+    if found is not None:
+        data = partings.replay_data(path, amb, found)
+        again = partings.from_replay(data, name, amb, reading, found.how)
+        if again is not None and len(data["actions"]) < len(before["actions"]):
+            entry["how"] = found.how
+            store.put(amb, reading, entry, data)
+            return attrs.evolve(again, effect=shown.effect), store.entries[store.key(amb, reading)]
+    store.entries[store.key(amb, reading)] = entry
+    return shown, entry
 
 
 def _effect(path: Path, amb: ir.Ambiguity, reading: str, shown: Parting, how: Search,

@@ -178,11 +178,14 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
         yield f"{head}: {_md(p.shown)}."
         yield from (_property(d) for d in p.properties)
         return
-    yield (f"{head}, {p.players} players, found by {FOUND_BY.get(p.how, p.how)}. "
+    yield (f"{head}, {p.players} players, found by {found_by(p.how)}. "
            f"{start_text(faq, p)}{_before(p)}.")
     where = "at the deal" if p.at_deal else f"at step {p.step}"
     legend = table.legend(faq.spec)
     yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
+    long = why_long(p)
+    if long:
+        yield f"  {long}"
     if p.effect is not None:
         yield f"  What it does to play: {effect_text(p.effect)}"
     yield from (_property(d) for d in p.properties)
@@ -214,12 +217,48 @@ FOUND_BY = {"z3": "z3 (the shortest game from any deal)",
             "hypothesis": "Hypothesis-generated games played on both readings in lock-step"}
 
 
+def found_by(how: str) -> str:
+    """Which search found a parting game, in words (and whether it was then shortened)."""
+    base, shortened = how.removesuffix(", shortened"), how.endswith(", shortened")
+    text = FOUND_BY.get(base, base)
+    return text + (", then shortened (stretches of play cut out or replaced, choices lowered, "
+                   "a search toward where they part)" if shortened else "")
+
+
+#: An example game longer than this many actions says why it is long.
+LONG = 120
+
+
+def why_long(p: Parting) -> str:
+    """Why an example game is over `LONG` actions (empty if it is not): how many rounds it
+    plays before they part and how long those are, and what shortening did."""
+    if len(p.steps) <= LONG:
+        return ""
+    lengths, n = [], 0
+    for s in p.steps:
+        n += 1
+        if s.ended:
+            lengths.append(n)
+            n = 0
+    tried = ("shortening (stretches of play cut out or replaced, choices lowered, a search "
+             "toward where they part) found no shorter game within its budget"
+             if p.how.endswith(", shortened") else "it was not shortened")
+    if not lengths:
+        return (f"Why so long: they part within the first round, after {len(p.steps)} "
+                f"actions; {tried}.")
+    return (f"Why so long: they part in round {len(lengths) + 1}, after {len(lengths)} "
+            f"round{'s' if len(lengths) != 1 else ''} of {min(lengths)} to {max(lengths)} "
+            f"actions; {tried}.")
+
+
 def start_text(faq: GameFaq, p: Parting) -> str:
     """Where the example game starts: a seed's deal, or z3's."""
     if p.seed is not None:
         play = commands.play(faq.spec_argument, p.players or faq.players, p.seed)
         return f"From the deal of seed {p.seed} ({_code(play)})"
-    return "From a deal z3 chose (its shuffles are in the replay file)"
+    if p.how == "z3":
+        return "From a deal z3 chose (its shuffles are in the replay file)"
+    return "From a deal and shuffles recorded in the replay file"
 
 
 def _before(p: Parting) -> str:

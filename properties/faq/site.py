@@ -24,14 +24,15 @@ from .citations import Citation
 from .effects import effect_text
 from .entries import Answered, GameFaq, Parting, Question
 from .markdown import (
-    FOUND_BY,
     expected_lines,
+    found_by,
     parting_table,
     phrase,
     replay_commands,
     round_ending,
     start_text,
     step_changes,
+    why_long,
 )
 from .partings import Step
 
@@ -223,7 +224,7 @@ def _example(faq: GameFaq, q: Question, p: Parting, explored: set[str]) -> Itera
         yield "</div>"
         return
     yield (f"<p>{_inline(start_text(faq, p))}, {p.players} players; found by "
-           f"{escape(FOUND_BY.get(p.how, p.how))}.</p>")
+           f"{escape(found_by(p.how))}.</p>")
     legend = table.legend(faq.spec)
     if p.steps:
         yield "<ol>" + "".join(_step_item(p, n, s, legend) for n, s in enumerate(p.steps))\
@@ -234,6 +235,9 @@ def _example(faq: GameFaq, q: Question, p: Parting, explored: set[str]) -> Itera
     yield (f'<div class="part"><p><strong>{where}</strong> '
            f"Player {p.active} is to act." + (f" <code>{escape(p.action or '')}</code> {ending}."
                                               if ending else "") + "</p>")
+    long = why_long(p)
+    if long:
+        yield f"<p>{escape(long)}</p>"
     shown = parting_table(p, legend)
     if shown is not None:
         yield table.html(shown)
