@@ -38,7 +38,8 @@ def test_a_query_still_running_at_the_safety_net_is_out_of_time() -> None:
     threading.Thread(target=_worker_that_hangs, args=(child, "game_cycle"), daemon=True).start()
     pending = ["game_cycle", "agreement"]
     t0 = time.perf_counter()
-    (res,) = _collect(parent, pending, seconds=0.5)
+    (portable,) = _collect(parent, pending, seconds=0.5)
+    res = portable.result
     assert time.perf_counter() - t0 < 2
     # ran out of time: undecided, never a verdict, and never cached (test_check_cache)
     assert (res.query, res.status) == ("game_cycle", "timeout")

@@ -28,6 +28,7 @@ import model
 
 from . import queries as Q
 from .terms import deadline
+from .witness import Trace
 
 #: Seconds a worker may take to start and load the spec before its first query begins.
 START_LIMIT = 120.0
@@ -92,7 +93,7 @@ def _hash_seed_fixed() -> Iterator[None]:
             os.environ["PYTHONHASHSEED"] = old
 
 
-def _collect(conn: Connection, pending: list[str], seconds: float) -> Iterator[Q.Result]:
+def _collect(conn: Connection, pending: list[str], seconds: float) -> Iterator[_Portable]:
     """Results from one worker; pops each finished or stopped query from `pending`."""
     while pending:
         if not _wait(conn, START_LIMIT):
@@ -102,10 +103,10 @@ def _collect(conn: Connection, pending: list[str], seconds: float) -> Iterator[Q
         t0 = time.perf_counter()
         if not _wait(conn, seconds):
             name = pending.pop(0)
-            yield Q.Result(name, "timeout", f"ran out of time: stopped by the {seconds:g} s "
-                           "wall-clock safety net (z3 could not be interrupted); the budget "
-                           "was not used up, so this says nothing of the game",
-                           time.perf_counter() - t0)
+            yield _Portable(Q.Result(name, "timeout", f"ran out of time: stopped by the "
+                                     f"{seconds:g} s wall-clock safety net (z3 could not be "
+                                     "interrupted); the budget was not used up, so this says "
+                                     "nothing of the game", time.perf_counter() - t0))
             return
         _, payload = _recv(conn, pending[0])
         pending.pop(0)
@@ -148,17 +149,28 @@ def _work(conn: Connection, spec: str, players: int, variants: dict[str, str],
 
 # A witness trace holds the game (its generated code cannot be pickled); it crosses the
 # process boundary without it and is attached again to the parent's copy of the game.
-def _portable(res: Q.Result) -> Q.Result:
-    if res.trace is None:
-        return res
-    t = res.trace
-    actions: Any = [(a.index, a.args) for a in t.actions]
-    return attrs.evolve(res, trace=attrs.evolve(t, game=None, actions=actions))
+@attrs.frozen
+class _Portable:
+    """A result that can be pickled: its trace's fields but the game, and each action as
+    its index and arguments."""
+
+    result: Q.Result  # with no trace
+    trace: dict[str, Any] | None = None
+    actions: tuple[tuple[int, tuple], ...] = ()
 
 
-def _attach(res: Q.Result, game: model.Game) -> Q.Result:
+def _portable(res: Q.Result) -> _Portable:
     if res.trace is None:
-        return res
+        return _Portable(res)
     t = res.trace
-    actions = [model.Action(game, i, args) for i, args in t.actions]
-    return attrs.evolve(res, trace=attrs.evolve(t, game=game, actions=actions))
+    fields = {f.name: getattr(t, f.name) for f in attrs.fields(type(t))
+              if f.name not in ("game", "actions")}
+    return _Portable(attrs.evolve(res, trace=None), fields,
+                     tuple((a.index, a.args) for a in t.actions))
+
+
+def _attach(p: _Portable, game: model.Game) -> Q.Result:
+    if p.trace is None:
+        return p.result
+    actions = [model.Action(game, i, args) for i, args in p.actions]
+    return attrs.evolve(p.result, trace=Trace(game=game, actions=actions, **p.trace))
