@@ -16,6 +16,8 @@ import click
 
 from model import SpecError
 
+from ..compare.shorten import LIMIT as SHORTEN_LIMIT
+from ..compare.shorten import STEPS as SHORTEN_STEPS
 from ..compare.stats import DEFAULT_BUDGET, DEFAULT_PRECISION, MIN_GAMES
 from .params import OUTPUT_FILE, OUTPUT_FOLDER, SCHEDULER, Finite, z3_budget_option
 
@@ -64,6 +66,11 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               help="Hypothesis-generated games per player count (steered and shrunk).")
 @click.option("--max-actions", type=click.IntRange(min=1), default=400, show_default=True,
               help="Longest concrete game searched.")
+@click.option("--shorten-steps", type=click.IntRange(min=0, max=SHORTEN_LIMIT),
+              default=SHORTEN_STEPS, show_default=True,
+              help="Lock-step steps the shortening of a parting game found by concrete games "
+                   "may play (blocks of play cut out or replaced, choices lowered, a search "
+                   "toward where the versions part); 0: report the game as found.")
 @click.option("--seed", type=int, default=0, show_default=True, help="First seed.")
 @click.option("--properties/--no-properties", "properties", default=True, show_default=True,
               help="Also run the property table (rulespec check) on both versions.")
@@ -104,7 +111,7 @@ def _pairs(items: tuple[str, ...], option: str) -> dict[str, str]:
               help="Also write the report as one self-contained HTML page.")
 def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
          new_v: tuple[str, ...], players: tuple[int, ...], use_z3: bool, z3_budget: int,
-         games: int, examples: int, max_actions: int, seed: int, properties: bool,
+         games: int, examples: int, max_actions: int, shorten_steps: int, seed: int, properties: bool,
          check_games: int, profile: str, jobs: int | None, replays: Path, md: Path | None,
          js: Path | None, page: Path | None, statistics: bool, policy: str, precision: float,
          budget: float, stats_games: int | None, scheduler: str | None) -> None:
@@ -139,7 +146,7 @@ def diff(old: str, new: str, both: tuple[str, ...], old_v: tuple[str, ...],
         new_version.ir(n)
     options = Options(players=tuple(players), use_z3=use_z3, z3_limit=z3_budget,
                       games=games, examples=examples, max_actions=max_actions, seed=seed,
-                      properties=properties, check_games=check_games,
+                      shorten_steps=shorten_steps, properties=properties, check_games=check_games,
                       profile=None if profile == "none" else profile,
                       jobs=jobs or os.cpu_count() or 1, replays=replays,
                       statistics=statistics, policies=policies, precision=precision / 100,

@@ -17,6 +17,7 @@ from .diff_report import Report, Side
 from .parting import Parting, find_parting
 from .policies import POLICIES, require_policies
 from .rules import diff_rules
+from .shorten import STEPS as SHORTEN_STEPS
 from .stats import DEFAULT_BUDGET, DEFAULT_PRECISION, ProgressFn, compare_play
 from .versions import Version, player_counts
 
@@ -31,6 +32,7 @@ class Options:
     examples: int = 100  # Hypothesis-generated games per player count
     max_actions: int = 400
     seed: int = 0
+    shorten_steps: int = SHORTEN_STEPS  # lock-step steps to shorten a concrete parting game
     properties: bool = True
     check_games: int = 100  # random games per player count for the property rows
     profile: str | None = "ci"  # the property suite's Hypothesis profile (None: playouts only)
@@ -72,7 +74,8 @@ def compare(old: Version, new: Version, options: Options,
                              z3_limit=options.z3_limit, max_depth=options.max_depth,
                              games=options.games, max_actions=options.max_actions,
                              examples=options.examples, seed=options.seed,
-                             renames=rules.renames, progress=say)
+                             renames=rules.renames, shorten_steps=options.shorten_steps,
+                             progress=say)
         say(f"diff: {n} players: {found.summary()} ({found.seconds:.1f} s)")
         partings.append(found)
         if found.parted:

@@ -35,8 +35,10 @@ from model.chance import RecordingChance, ScriptedChance
 from .lockstep import Chooser, Found, Names, legal_by_key, lockstep
 from .toward import PAIRS, toward
 
-#: Lock-step steps a shortening may play in all, and the seeds it tries the choices with.
+#: Lock-step steps a shortening may play in all (and the most it may be given), and the
+#: seeds it tries the choices with.
 STEPS = 150_000
+LIMIT = 10_000_000
 SEEDS = 16
 #: The shortest block a pass replaces by one action's name.
 SCHEDULE_BLOCK = 4
