@@ -17,7 +17,7 @@ from click.testing import CliRunner
 import model
 from properties.cli import main
 from properties.compare import plots
-from properties.compare.lockstep import observe
+from properties.compare.lockstep import seen
 from properties.compare.parting import find_parting
 from properties.concrete import trace as tr
 
@@ -59,17 +59,18 @@ def replayed(path: Path, spec: str | None = None,
 
 def assert_parts_at_the_end(path: Path, old: str, new: str, old_variants=None,
                             new_variants=None) -> None:
-    """The replay file plays under both versions; they agree up to its last step and part
-    there: other legal actions after the last action, or another state after it."""
+    """The replay file plays under both versions; they look alike to every player up to its
+    last step and part there: other legal actions after the last action, or a state a
+    player tells apart after it (`seen`: a variable alone is not such a difference)."""
     data = tr.read_replay(path)
     so = replayed(path, old, old_variants)
     sn = replayed(path, new, new_variants)
     assert len(so) == len(sn) == len(data["actions"]) + 1
     for a, b in zip(so[:-1], sn[:-1], strict=True):
-        assert observe(a) == observe(b)
+        assert seen(a) == seen(b)
         assert [str(x) for x in a.legal_actions()] == [str(x) for x in b.legal_actions()]
     last_o, last_n = so[-1], sn[-1]
-    assert (observe(last_o) != observe(last_n)
+    assert (seen(last_o) != seen(last_n)
             or {str(x) for x in last_o.legal_actions()} != {str(x) for x in last_n.legal_actions()})
 
 

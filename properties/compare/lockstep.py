@@ -85,6 +85,62 @@ def observe(state: State, names: Names | None = None) -> dict[str, Any]:
     return out
 
 
+#: What every player sees of a state besides its zones: whose turn it is, the round, the
+#: game's end, the scores and the winners. A variable is the rules' bookkeeping: a
+#: difference in one alone is not yet a difference a player can see.
+SEEN = ("active", "round", "terminal", "scores", "winners")
+
+
+def seen(state: State, names: Names | None = None) -> dict[str, Any]:
+    """What some player can see of a state, as `observe` gives it: each zone as its items
+    where some player sees them (docs/spec-language.md#visibility), else as how many items
+    it holds and the top one where some player sees that; and `SEEN`."""
+    full = observe(state, names)
+    out: dict[str, Any] = {}
+    for key, (whole, top) in _visibility(state.game, names).items():
+        value = full[key]
+        if whole:
+            out[key] = value
+        elif isinstance(value, dict):
+            out[key] = ("hidden", sum(value.values()), None)
+        else:
+            out[key] = ("hidden", len(value), value[-1] if top and value else None)
+    for key in SEEN:
+        out[key] = full[key]
+    return out
+
+
+_VISIBILITY: dict[tuple[int, int], tuple[Game, dict[str, tuple[bool, bool]]]] = {}
+
+
+def _visibility(game: Game, names: Names | None) -> dict[str, tuple[bool, bool]]:
+    """Per zone member (as `observe` names it): whether some player sees its items, and
+    whether some player sees its top."""
+    key = (id(game), id(names))
+    if key not in _VISIBILITY:  # the game is kept with the answer, so the id stays its own
+        P = game.players
+        table: dict[str, tuple[bool, bool]] = {}
+        for z in game.ir.zones:
+            new = names.zones.get(z.name, z.name) if names else z.name
+            count = game.layout.zone_count[z.name]
+            for i in range(count):
+                owner = i if z.per == "player" else None
+                shown = [z.shows(p, owner) for p in range(P)]
+                table[f"{new}[{i}]" if z.per is not None else new] = (
+                    any(w for w, _ in shown), any(t for _, t in shown))
+        _VISIBILITY[key] = (game, table)
+    return _VISIBILITY[key][1]
+
+
+def visible_differences(so: State, sn: State, names: Names | None) -> tuple[Part, ...]:
+    """What a player can see differ between a state of each version (`seen`)."""
+    if (names is None and _same_layout(so.game, sn.game) and so.z == sn.z
+            and so.is_terminal == sn.is_terminal and so.active_player == sn.active_player
+            and so.round == sn.round and so.scores == sn.scores and so.winners == sn.winners):
+        return ()
+    return differences(seen(so, names), seen(sn, None))
+
+
 def state_differences(so: State, sn: State, names: Names | None) -> tuple[Part, ...]:
     """What differs between a state of each version (empty if they are alike)."""
     # fast path: with one layout the raw values compare directly
@@ -151,20 +207,38 @@ class Found:
     new_legal: tuple[str, ...] = ()
     differences: tuple[Part, ...] = ()
     situation: str = ""
+    #: where the states first differed in what no player sees (a variable, a hidden
+    #: zone's order): after how many actions, and what differed; None if they did not
+    hidden: tuple[int, tuple[str, ...]] | None = None
+
+
+def first_hidden(so: State, sn: State, names: Names | None, step: int,
+                 before: tuple[int, tuple[str, ...]] | None
+                 ) -> tuple[int, tuple[str, ...]] | None:
+    """`before`, or where the states differ now (after `step` actions) in what no player
+    sees; None while they are alike."""
+    if before is not None:
+        return before
+    parts = state_differences(so, sn, names)
+    return (step, tuple(p.name for p in parts)) if parts else None
 
 
 def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Chooser | Sequence[str],
              *, max_actions: int, names: Names | None = None, seed: int = 0,
              every_action: bool = True, rounds: list[int] | None = None,
              low: dict[str, int] | None = None) -> Found | None:
-    """Play both versions side by side from one deal until they part (or the game ends, or
-    `max_actions`): `choose(step, keys, state)` picks the index of one of the legal actions
-    (their `action_key`s, in the old version's order), or a list of action
-    texts is followed. The chances are None for seeded games (`seed`; each step's shuffles
-    from the seed, alike in both versions) or recorded ones. With `every_action`, the
+    """Play both versions side by side from one deal until they part where a player can
+    see it — other legal actions, or an action whose outcome differs in what some player
+    sees (`seen`) — or the game ends, or `max_actions` are played. `choose(step, keys,
+    state)` picks the index of one of the legal actions (their `action_key`s, in the old
+    version's order), or a list of action texts is followed. The chances are None for
+    seeded games (`seed`; each step's shuffles from the seed, alike in both versions) or
+    recorded ones. With `every_action`, the
     outcomes of the other legal actions are compared at every step too (up to `OTHERS` of
     them, each on a copy of the chance), not only the one taken. `rounds` collects the
-    number of actions of each round played, `low` the fewest items each shared zone held."""
+    number of actions of each round played, `low` the fewest items each shared zone held.
+    Where the states first differ only in what no player sees (a variable), play goes on
+    and `Found.hidden` says where."""
     from ..concrete.trace import describe
 
     try:
@@ -175,9 +249,10 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Chooser
         sn = new.initial_state(seed, chance_n)
     except ModelError as exc:
         return Found((), "deal", None, differences=(Part("the deal", "dealt", f"fails: {exc}"),))
-    diff = state_differences(so, sn, names)
+    diff = visible_differences(so, sn, names)
     if diff:
         return Found((), "deal", None, differences=diff, situation=describe(old, so))
+    hidden = first_hidden(so, sn, names, 0, None)
     taken: list[str] = []
     round_now = so.round
     for step in range(max_actions if callable(choose) else len(choose)):
@@ -186,8 +261,8 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Chooser
         lo, ln = legal_by_key(so, names), legal_by_key(sn, None)
         if set(lo) != set(ln):
             return Found(tuple(taken), "legal", so.active_player,
-                          tuple(str(a) for a in lo.values()), tuple(str(a) for a in ln.values()),
-                          situation=describe(old, so))
+                         tuple(str(a) for a in lo.values()), tuple(str(a) for a in ln.values()),
+                         situation=describe(old, so), hidden=hidden)
         keys = list(lo)
         if not callable(choose):  # a script of actions
             pick = next((k for k, a in lo.items() if str(a) == choose[step]), None)
@@ -201,16 +276,18 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Chooser
             step_ = max(1, -(-len(others) // OTHERS))
             tried += others[(step % step_)::step_]
         for key in tried:
-            found = outcome_differences(old, new, so, sn, lo[key], ln[key], chance_o, chance_n, names)
+            found = outcome_differences(old, new, so, sn, lo[key], ln[key], chance_o, chance_n,
+                                        names)
             if found is not None:
                 return Found((*taken, str(lo[key])), "state", so.active_player,
-                              differences=found, situation=describe(old, so))
+                             differences=found, situation=describe(old, so), hidden=hidden)
         try:
             so = so.apply(lo[pick], chance_o)
             sn = sn.apply(ln[pick], chance_n)
         except ModelError:
             return None
         taken.append(str(lo[pick]))
+        hidden = first_hidden(so, sn, names, len(taken), hidden)
         if rounds is not None:
             if not rounds or so.round != round_now:
                 rounds.append(0)
@@ -240,7 +317,8 @@ def _size(value: Any) -> int:
 def outcome_differences(old: Game, new: Game, so: State, sn: State, ao: model.Action,
                         an: model.Action, chance_o: Any, chance_n: Any, names: Names | None
                         ) -> tuple[Part, ...] | None:
-    """How one action's outcomes differ (with copies of the same chance), or None."""
+    """How one action's outcomes differ where a player can see it (with copies of the
+    same chance), or None."""
     try:
         po: State | None = so.apply(ao, _clone(chance_o))
         why_o = ""
@@ -256,5 +334,5 @@ def outcome_differences(old: Game, new: Game, so: State, sn: State, ao: model.Ac
     if po is None or pn is None:
         return (Part("the rules", f"undefined: {why_o}" if po is None else "defined",
                      f"undefined: {why_n}" if pn is None else "defined"),)
-    diff = state_differences(po, pn, names)
+    diff = visible_differences(po, pn, names)
     return diff or None

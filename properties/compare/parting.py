@@ -1,11 +1,14 @@
 """Where play parts: the shortest game from a deal after which two versions of a game behave
 differently, as data — shared by `rulespec diff` and `rulespec faq`.
 
-Two versions *behave differently* at a point of a game when the player to act has another
-set of legal actions, or one action leads to another state: zones, variables, whose turn it
-is, whether the round or the game ended, each player's score, or the winners (so readings
-that differ only in who wins are told apart). The deals themselves may differ too (the
-set-up rules changed).
+Two versions *behave differently* at a point of a game when a player can see it: the player
+to act has another set of legal actions, or one action leads to states a player tells apart
+(`lockstep.seen`): a zone some player sees (a hidden one by its size and any top a player
+sees), whose turn it is, whether the round or the game ended, each player's score, or the
+winners (so readings that differ only in who wins are told apart). The deals themselves
+may differ so too (the set-up rules changed). A difference only in what no player sees (a
+variable, the order of a face-down pile) is not yet a parting: play goes on, and the
+result notes where it began.
 
 `find_parting` answers, in this order:
 
@@ -250,6 +253,12 @@ def reading_parting(spec: str, players: int, ambiguity: str, variant: str, *,
 
 def _parting(P: int, how: str, f: Found, chance: dict, notes: list[str], seconds: float,
              games: int = 0) -> Parting:
+    if f.hidden is not None:
+        k, parts = f.hidden
+        at = "from the deal" if k == 0 else f"after action {k}"
+        notes = [*notes, f"{', '.join(parts[:4])}{' ...' if len(parts) > 4 else ''} "
+                 f"differ(s) {at}, which no player sees; a player sees a difference at the "
+                 "parting step"]
     step = 0 if f.mode == "deal" else len(f.actions) + (1 if f.mode == "legal" else 0)
     where = {"deal": "the deals differ",
              "legal": f"after {len(f.actions)} action(s) the legal actions differ",
@@ -326,6 +335,12 @@ def breadth_first(old: Game, new: Game, names: Names | None = None, *,
                 frontier = later
                 continue
             break
+    if best is not None:  # where the pair first differed in what no player sees
+        seed, f = best
+        again = lockstep(old, new, None, None, [*f.actions, "(end)"], max_actions=len(f.actions),
+                         names=names, seed=seed, every_action=False)
+        if again is not None:
+            best = (seed, attrs.evolve(f, hidden=again.hidden))
     return best, explored
 
 

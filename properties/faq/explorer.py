@@ -38,6 +38,7 @@ from typing import Any
 from model import ModelError, SpecError, State
 
 from ..compare.lockstep import observe
+from ..compare.lockstep import seen as visible
 from . import commands, table
 from .entries import GameFaq, Parting, Question
 from .markdown import found_by, replay_commands
@@ -122,7 +123,8 @@ class _Data:
         seen = [[observe(s) for s in states] for states in (ruling, other)]
         legal = [[[str(a) for a in s.legal_actions()] for s in states]
                  for states in (ruling, other)]
-        part, kind = _parting_position(seen, legal)
+        part, kind = _parting_position([[visible(s) for s in states]
+                                        for states in (ruling, other)], legal)
         actions = [str(a) for a in data["actions"]]
         steps = []
         for k in range(len(ruling)):
@@ -168,8 +170,9 @@ class _Data:
 
 def _parting_position(seen: list[list[dict]], legal: list[list[list[str]]]) -> tuple[int, str]:
     """Where the two readings part, and how: `deal` (they deal differently), `legal` (other
-    legal actions at that position) or `outcome` (the action taken there leads to other
-    states). A game that never parts (it cannot be stored so) is marked at its end."""
+    legal actions at that position) or `outcome` (the action taken there leads to states
+    a player tells apart: `seen` gives what some player sees of each). A game that never
+    parts (it cannot be stored so) is marked at its end."""
     for k in range(len(seen[0])):
         if seen[0][k] != seen[1][k]:
             return (0, "deal") if k == 0 else (k - 1, "outcome")

@@ -183,6 +183,9 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
     where = "at the deal" if p.at_deal else f"at step {p.step}"
     legend = table.legend(faq.spec)
     yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
+    hidden = hidden_text(p)
+    if hidden:
+        yield f"  {_md(hidden)}"
     long = why_long(p)
     if long:
         yield f"  {long}"
@@ -223,6 +226,18 @@ def found_by(how: str) -> str:
     text = FOUND_BY.get(base, base)
     return text + (", then shortened (stretches of play cut out or replaced, choices lowered, "
                    "a search toward where they part)" if shortened else "")
+
+
+def hidden_text(p: Parting) -> str:
+    """Where the readings' states differ before a player can tell them apart (empty if
+    they do not)."""
+    if p.hidden is None:
+        return ""
+    k, parts = p.hidden
+    shown = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
+    at = "from the deal" if k == 0 else f"after step {k}"
+    return (f"Before that, {at}, the readings differ only in what no player sees ({shown}); "
+            f"a player first sees a difference at step {p.step}.")
 
 
 #: An example game longer than this many actions says why it is long.

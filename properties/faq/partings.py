@@ -34,7 +34,7 @@ from model import Game, ModelError, SpecError, State, Where, ir
 from model.limits import IDENTIFIER, short
 from model.safe_write import LINK_REFUSED, make_folder, write_text
 
-from ..compare.lockstep import observe
+from ..compare.lockstep import observe, seen
 from ..compare.parting import Parting as Found
 from ..compare.parting import reading_parting, shortened_parting
 from ..compare.rules import PLAY, Normal
@@ -101,6 +101,9 @@ class Parting:
     #: after `action` (or, where the deals differ, the deals): under the ruling, under the
     #: reading
     after: tuple[State, ...] = attrs.field(default=(), eq=False)
+    #: before they part: after how many actions the states first differ in what no player
+    #: sees, and what differs then (a variable, the order of a hidden pile); None if never
+    hidden: tuple[int, tuple[str, ...]] | None = None
 
     @property
     def parted(self) -> bool:
@@ -290,15 +293,25 @@ def replay_states(data: dict[str, Any], variants: dict[str, str]
 
 
 def parts_at_the_end(old: list[State], new: list[State]) -> bool:
-    """Both readings agree up to the last state of a game and part there: other legal
-    actions, or another state (zones, variables, turn, round and game end, scores,
-    winners)."""
+    """Both readings look alike to every player up to the last state of a game and part
+    there: other legal actions, or a state a player tells apart (a zone some player sees,
+    the turn, the round and game end, the scores, the winners: `seen`)."""
     if len(old) != len(new):
         return False
     for a, b in zip(old[:-1], new[:-1], strict=True):
-        if observe(a) != observe(b) or _legal(a) != _legal(b):
+        if seen(a) != seen(b) or _legal(a) != _legal(b):
             return False
-    return observe(old[-1]) != observe(new[-1]) or set(_legal(old[-1])) != set(_legal(new[-1]))
+    return seen(old[-1]) != seen(new[-1]) or set(_legal(old[-1])) != set(_legal(new[-1]))
+
+
+def hidden_from(old: list[State], new: list[State]) -> tuple[int, tuple[str, ...]] | None:
+    """Before the last state: after how many actions the readings' states first differ
+    in what no player sees, and what differs; None if they do not."""
+    for k, (a, b) in enumerate(zip(old[:-1], new[:-1], strict=True)):
+        oa, ob = observe(a), observe(b)
+        if oa != ob:
+            return k, tuple(key for key in oa if oa[key] != ob.get(key))
+    return None
 
 
 def _legal(state: State) -> list[str]:
@@ -317,16 +330,23 @@ def from_replay(data: dict[str, Any], name: str, amb: ir.Ambiguity, reading: str
         return None
     if not parts_at_the_end(old, new):
         return None
+    found = _from_replay(data, name, reading, how, old, old_ends, new, new_ends)
+    return attrs.evolve(found, hidden=hidden_from(old, new))
+
+
+def _from_replay(data: dict[str, Any], name: str, reading: str, how: str, old: list[State],
+                 old_ends: list[tuple[str, ...]], new: list[State],
+                 new_ends: list[tuple[str, ...]]) -> Parting:
     actions = [str(a) for a in data["actions"]]
     last_o, last_n = old[-1], new[-1]
     legal_o, legal_n = _legal(last_o), _legal(last_n)
-    if not actions and observe(last_o) != observe(last_n):  # the deals differ
+    if not actions and seen(last_o) != seen(last_n):  # the deals differ
         return Parting(reading, "parted", "", how, last_o.game.players, _seed(data), name,
                        (), last_o.active_player, last_o.to_dict(), tuple(legal_o),
                        tuple(legal_n), None,
                        tuple(_differences(last_o.game, last_o, last_n)), at_deal=True,
                        after=(last_o, last_n))
-    if actions and observe(last_o) != observe(last_n):
+    if actions and seen(last_o) != seen(last_n):
         before = old[-2]
         steps = _steps(old, actions[:-1], old_ends)
         return Parting(reading, "parted", "", how, before.game.players, _seed(data), name,

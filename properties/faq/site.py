@@ -26,6 +26,7 @@ from .entries import Answered, GameFaq, Parting, Question
 from .markdown import (
     expected_lines,
     found_by,
+    hidden_text,
     parting_table,
     phrase,
     replay_commands,
@@ -235,9 +236,9 @@ def _example(faq: GameFaq, q: Question, p: Parting, explored: set[str]) -> Itera
     yield (f'<div class="part"><p><strong>{where}</strong> '
            f"Player {p.active} is to act." + (f" <code>{escape(p.action or '')}</code> {ending}."
                                               if ending else "") + "</p>")
-    long = why_long(p)
-    if long:
-        yield f"<p>{escape(long)}</p>"
+    for text in (hidden_text(p), why_long(p)):
+        if text:
+            yield f"<p>{escape(text)}</p>"
     shown = parting_table(p, legend)
     if shown is not None:
         yield table.html(shown)
