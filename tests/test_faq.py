@@ -71,14 +71,15 @@ def test_no_entry_says_only_that_random_games_found_nothing(game: str) -> None:
 
 def test_a_reading_that_changes_only_the_winners_is_told_apart() -> None:
     """LAMA's chip_shortage=forfeit changes only what a short pool does to the scores, so
-    the first difference is in the scores and the winners, at the end of a game."""
+    the first difference is in the final scores, at the end of a game (the shortened game
+    leaves the winner the same)."""
     entry = _stored("lama")["chip_shortage=forfeit"]
     assert entry["status"] == "parted"
     data = tr.read_replay(STORE / entry["replay"])
     old = tr.replay({**data, "variants": {"chip_shortage": "owe"}})[1]
     new = tr.replay({**data, "variants": {"chip_shortage": "forfeit"}})[1]
     assert old[-1].is_terminal and new[-1].is_terminal
-    assert list(old[-1].winners) != list(new[-1].winners)
+    assert list(old[-1].scores) != list(new[-1].scores)
     assert [str(a) for a in old[-2].legal_actions()] == [str(a) for a in new[-2].legal_actions()]
 
 

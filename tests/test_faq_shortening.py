@@ -9,16 +9,15 @@ tests/test_shorten.py).
 
 from __future__ import annotations
 
-import random
 import shutil
 from pathlib import Path
 
 import yaml
 from test_diff import assert_parts_at_the_end
+from test_shorten import random_parting
 
 import model
 from model.schema import SPEC_DIR
-from properties.compare import lockstep as L
 from properties.compare.shorten import STEPS
 from properties.concrete import trace as tr
 from properties.faq import partings
@@ -33,18 +32,9 @@ def _long_seeded_game(players: int) -> tuple[int, list[str]]:
     """A random game (mostly drawing) after which the readings' legal actions differ."""
     old = model.load("lama", players=players)
     new = model.load("lama", players=players, variants={"empty_stock": "reshuffle"})
-    for seed in range(200):
-        rng = random.Random(seed)
-
-        def choose(_k: int, keys: list[tuple], _s: model.State) -> int:
-            draws = [i for i, key in enumerate(keys) if key[0] == "draw"]
-            return rng.choice(draws) if draws and rng.random() < 0.6 else \
-                rng.randrange(len(keys))
-
-        found = L.lockstep(old, new, None, None, choose, max_actions=600, seed=seed)
-        if found is not None and found.mode == "legal":
-            return seed, list(found.actions)
-    raise AssertionError("no random game parts the readings")
+    seed, found = random_parting(old, new)
+    assert found.mode == "legal"
+    return seed, list(found.actions)
 
 
 def test_a_stored_game_is_shortened_once_and_still_parts_the_readings(tmp_path: Path) -> None:

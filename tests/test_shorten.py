@@ -28,13 +28,14 @@ def _readings(players: int) -> tuple[model.Game, model.Game]:
             model.load("lama", players=players, variants={"empty_stock": "reshuffle"}))
 
 
-def _random_parting(old: model.Game, new: model.Game) -> tuple[int, L.Found]:
+def random_parting(old: model.Game, new: model.Game) -> tuple[int, L.Found]:
     """The first random game, seed by seed, that parts the readings: mostly drawing (a
     uniform choice seldom empties the stock before the round ends), else any action."""
     for seed in range(200):
         rng = random.Random(seed)
 
-        def choose(_k: int, keys: list[tuple], _s: model.State) -> int:
+        def choose(_k: int, keys: list[tuple], _s: model.State,
+                   rng: random.Random = rng) -> int:
             draws = [i for i, key in enumerate(keys) if key[0] == "draw"]
             return rng.choice(draws) if draws and rng.random() < 0.6 else \
                 rng.randrange(len(keys))
@@ -48,7 +49,7 @@ def _random_parting(old: model.Game, new: model.Game) -> tuple[int, L.Found]:
 @pytest.mark.parametrize("players", [3, 4])
 def test_a_random_parting_game_is_shortened_to_within_two_of_the_shortest(players: int) -> None:
     old, new = _readings(players)
-    seed, found = _random_parting(old, new)
+    seed, found = random_parting(old, new)
     shortest = 56 - 6 * players
     assert len(found.actions) > shortest + 2, "the random game is already short: no test"
     short = S.shorten(old, new, seed, found)
@@ -59,7 +60,7 @@ def test_a_random_parting_game_is_shortened_to_within_two_of_the_shortest(player
 
 def test_the_shortened_game_replays_from_its_record_and_parts_at_its_end() -> None:
     old, new = _readings(4)
-    seed, found = _random_parting(old, new)
+    seed, found = random_parting(old, new)
     short = S.shorten(old, new, seed, found)
     assert short is not None
     chance_o = ScriptedChance([list(x) for x in short.record], fallback=old.chance(seed, -2))
