@@ -250,3 +250,23 @@ def test_an_edited_store_entry_deletes_and_reads_no_file_of_another_game(tmp_pat
     assert not set(planted) & set(kept)
     assert all(e.get("replay") in (None, f"lama-{k.replace('=', '-')}.yaml")
                for k, e in kept.items())
+
+
+def test_a_reading_no_game_parts_any_more_loses_its_replay_file(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    for f in STORE.glob("lama*.yaml"):
+        shutil.copy(f, store_dir / f.name)
+    store = partings.Store(store_dir, "lama", SPEC_DIR / "lama.yaml")
+    amb = next(a for a in _ambiguities("lama") if a.id == "empty_stock")
+    name = store.entries["empty_stock=reshuffle"]["replay"]
+    other = next(k for k, e in store.entries.items()
+                 if e.get("replay") and k != "empty_stock=reshuffle")
+    assert (store_dir / name).exists()
+    for key in store.entries:  # every other reading keeps its result
+        store.used.add(key)
+    store.put(amb, "reshuffle", {"digest": "x", "status": "none_in_games", "how": "none",
+                                 "shown": "none in 0 games"}, None)
+    store.save()
+    assert not (store_dir / name).exists()
+    assert (store_dir / store.entries[other]["replay"]).exists()

@@ -461,6 +461,7 @@ class Store:
             self.entries = {str(k): _sound(str(k), v, game) for k, v in data["readings"].items()
                             if isinstance(v, dict)}
         self.used: set[str] = set()
+        self.stale: set[str] = set()  # replay names of entries that no longer have one
 
     @staticmethod
     def key(amb: ir.Ambiguity, reading: str) -> str:
@@ -483,6 +484,9 @@ class Store:
     def put(self, amb: ir.Ambiguity, reading: str, entry: dict[str, Any],
             replay: dict[str, Any] | None) -> None:
         key = self.key(amb, reading)
+        before = self.entries.get(key, {}).get("replay")
+        if replay is None and isinstance(before, str):
+            self.stale.add(before)  # a parting game no longer shown: its file goes
         if replay is not None:
             name = replay_name(self.game, key)
             if name is None:
@@ -509,9 +513,9 @@ class Store:
 
     def save(self) -> None:
         """Write the results used this time (others belonged to readings that are gone, and
-        their replay files go too: only files of this store, named as it names them, that
-        are replay files of this game). The store file is replaced, never written through a
-        link (model.safe_write)."""
+        their replay files go too, as does the file of a reading no game parts any more:
+        only files of this store, named as it names them, that are replay files of this
+        game). The store file is replaced, never written through a link (model.safe_write)."""
         kept = {k: self.entries[k] for k in sorted(self.used)}
         mine = {e.get("replay") for k, e in kept.items()}
         text = yaml.safe_dump({"game": self.game, "version": STORE_VERSION, "readings": kept},
@@ -523,6 +527,10 @@ class Store:
                 if k in self.used or not isinstance(name, str) or name in mine:
                     continue
                 if replay_name(self.game, k) == name and self._ours(name):
+                    (self.folder / name).unlink(missing_ok=True)
+            for name in self.stale - mine:
+                if any(replay_name(self.game, k) == name for k in self.entries) \
+                        and self._ours(name):
                     (self.folder / name).unlink(missing_ok=True)
             write_text(self.path, text)
         except OSError as exc:
