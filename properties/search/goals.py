@@ -88,12 +88,7 @@ class Shape:
                 d += sum(abs(x - y) for x, y in zip(za, zb, strict=True))
             else:
                 d += abs(len(za) - len(zb)) + 1
-        va, vb = a.v, b.v
-        for i in self.slots:
-            x, y = va[i], vb[i]
-            if x != y:
-                d += abs(x - y) if type(x) is int and type(y) is int else 1
-        return d
+        return d + self._var_distance(a, b)
 
     def size_distance(self, a: model.State, b: model.State) -> int:
         """`distance` with each zone read by its size alone (a bag's count, a pile's
@@ -101,6 +96,11 @@ class Shape:
         d = 0
         for bag, za, zb in zip(self.bag, a.z, b.z, strict=True):
             d += abs((sum(za) if bag else len(za)) - (sum(zb) if bag else len(zb)))
+        return d + self._var_distance(a, b)
+
+    def _var_distance(self, a: model.State, b: model.State) -> int:
+        """The variables' part of both distances: numbers by how far apart, others by 1."""
+        d = 0
         va, vb = a.v, b.v
         for i in self.slots:
             x, y = va[i], vb[i]
