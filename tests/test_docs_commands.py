@@ -436,10 +436,10 @@ COMMANDS: dict[str, Doc] = {
         why="the whole search (z3, 300 games, statistics per reading) takes minutes",
         check=stdout_has("# L.L.A.M.A. (LAMA): clarified rules", "**Ruling: `ender`.**")),
     "rulespec replay docs/faq/partings/lama-empty_stock-reshuffle.yaml": Doc(
-        setup=(PUBLISHED_PARTINGS,), check=stdout_has("149. p1: draw")),
+        setup=(PUBLISHED_PARTINGS,), check=stdout_has("32. p3: play 4")),
     "rulespec replay docs/faq/partings/lama-empty_stock-reshuffle.yaml "
     "--variant empty_stock=reshuffle": Doc(
-        setup=(PUBLISHED_PARTINGS,), check=stdout_has("149. p1: draw")),
+        setup=(PUBLISHED_PARTINGS,), check=stdout_has("32. p3: play 4")),
     # docs/symbolic.md
     "rulespec check lama": Doc(
         reduce={"-p": "2", "--games": "5", "--profile": "none"},

@@ -25,6 +25,7 @@ from test_docs_commands import DOCUMENTED, FAQ_SAYS
 
 import model
 from model.schema import SPEC_DIR
+from properties.compare.lockstep import seen
 from properties.concrete import trace
 from properties.faq.entries import GameFaq, build
 from properties.faq.explorer import script_json
@@ -196,7 +197,8 @@ class Walk:
 
 
 def _seen(state: model.State) -> Any:
-    return (state.to_dict(), state.scores, sorted(state.winners))
+    """What some player sees of a state: where the readings part is where this differs."""
+    return seen(state)
 
 
 def walk(path: Path) -> Walk:
