@@ -24,7 +24,7 @@ import model
 from model.ir import expectation_for
 from model.schema import SPEC_DIR
 from properties.search import goals
-from properties.symbolic.queries import rounds
+from properties.symbolic.queries import deep, rounds
 from properties.symbolic.queries.common import RLIMIT, Clock
 from properties.symbolic.queries.supply import shortages
 
@@ -33,10 +33,17 @@ supply = importlib.import_module("properties.symbolic.queries.supply")
 SEARCHES = ("z3_supply", "z3_game_cycle", "z3_round_bound")
 
 
-def search(game: model.Game, prop: str, budget: int) -> tuple[goals.Found | None, goals.Explored]:
+#: The budget of states each search has in the z3 queries (`queries/deep.py`).
+BUDGETS = {"z3_supply": deep.STATES, "z3_game_cycle": deep.GAME_CYCLE_STATES,
+           "z3_round_bound": deep.ROUND_STATES}
+
+
+def search(game: model.Game, prop: str, budget: int | None
+           ) -> tuple[goals.Found | None, goals.Explored]:
+    budget = budget or BUDGETS[prop]
     if prop == "z3_supply":
-        return goals.shortage(game, lambda s, a, n: shortages(game, s, a, n, Clock(5_000_000)),
-                              budget)
+        return goals.shortage(game, lambda s, a, n: shortages(game, s, a, n,
+                                                              Clock(deep.STEP_UNITS)), budget)
     if prop == "z3_game_cycle":
         return goals.game_cycle(game, frozenset({"round"}), budget)
     return goals.round_cycle(game, budget)
@@ -45,7 +52,8 @@ def search(game: model.Game, prop: str, budget: int) -> tuple[goals.Found | None
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("games", nargs="*", default=sorted(p.stem for p in SPEC_DIR.glob("*.yaml")))
-    ap.add_argument("--budget", type=int, default=150_000, help="states per search")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="states per search (default: the z3 queries' own, deep.py)")
     ap.add_argument("--z3-rounds", action="store_true",
                     help="ask z3 for rounds one after another where the search falls short")
     args = ap.parse_args()
@@ -77,7 +85,9 @@ def main() -> None:
                     print(f"{'':<8} {'':>2} {'  z3 rounds':<15} "
                           f"{'found' if res else 'none':<8} {dt:8.1f} {'':>8} {'':>9} "
                           f"{res.bound if res else '-':>7}  {rounds.tried_text(tried)}")
-    print(f"found {found} of {total} declared failures with a budget of {args.budget} states")
+    budgets = (f"a budget of {args.budget} states" if args.budget else "the queries' budgets ("
+               + ", ".join(f"{p} {b}" for p, b in BUDGETS.items()) + " states)")
+    print(f"found {found} of {total} declared failures with {budgets}")
 
 
 if __name__ == "__main__":

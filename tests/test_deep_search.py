@@ -126,3 +126,30 @@ def test_the_game_cycle_query_reports_the_cycle_the_deep_search_found(tmp_path: 
     again = repeated_start(game, res.replay, frozenset({"round"}))
     assert again is not None and again[1] == res.bound
     assert f"comes back after action {again[1]}" in res.detail
+
+
+def test_a_cycle_of_bouts_played_to_their_last_card_is_found_from_the_deal(
+        tmp_path: Path) -> None:
+    # SLAMBO's cycle needs every bout a break (every card played): rounds of the first
+    # width never reach one, so without widening the search runs out of round starts
+    game = model.load(without_witnesses("slambo", tmp_path), players=2)
+    res = Q.game_cycle(game)
+    assert (res.status, res.found_by, res.start) == ("witness", "search", "deal"), res.detail
+    assert res.replay is not None
+    again = repeated_start(game, res.replay, frozenset({"round"}))
+    assert again is not None and again[1] == res.bound
+
+
+def test_a_round_cycle_is_found_from_the_deal_by_emptying_the_piles_no_player_holds(
+        tmp_path: Path) -> None:
+    # Lambada's rounds cycle once the draw pile and everything under the board's top
+    # layer are in the hands; the recorded witnesses start from a situation, this one
+    # from the first deal
+    from properties.symbolic.queries.recorded import repeated_in_round
+
+    game = model.load(without_witnesses("lambada", tmp_path), players=2)
+    res = Q.round_bound(game)
+    assert (res.status, res.found_by, res.start) == ("witness", "search", "deal"), res.detail
+    assert res.replay is not None and "situation" not in res.replay
+    first, last = repeated_in_round(game, res.replay) or (None, None)
+    assert first is not None and last == res.bound and first < last

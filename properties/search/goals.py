@@ -48,6 +48,11 @@ ROUND_ACTIONS = 400
 ROUND_DEALS = 12
 #: How many recent ancestors a state of a round is compared with.
 RECENT = 16
+#: A game-cycle search widens the states one round may take: first ROUND_STATES each, for
+#: a quarter of its budget, then five times as many for the rest. A cycle of rounds that
+#: are played out to their last card (every hand emptied) needs the wider rounds; one of
+#: short rounds is found sooner with more of them.
+WIDENING = ((1, 0.25), (5, 0.75))
 
 
 @attrs.frozen
@@ -62,8 +67,9 @@ class Found:
 
 
 class Shape:
-    """What a state is, as the distances read it: which zone instances are bags and which
-    are shared (held by no player and no index), and the variable slots that count."""
+    """What a state is, as the distances read it: which zone instances are bags, which
+    are shared (held by no player and no index) and which are held by no player (shared,
+    or one per index: a board's positions), and the variable slots that count."""
 
     def __init__(self, game: model.Game, skip: frozenset[str] = frozenset()) -> None:
         g = game.ir
@@ -71,6 +77,8 @@ class Shape:
         self.bag = [z.order == "bag" for z in g.zones for _ in range(layout.zone_count[z.name])]
         self.shared = [z.per is None for z in g.zones
                        for _ in range(layout.zone_count[z.name])]
+        self.unowned = [z.per != "player" for z in g.zones
+                        for _ in range(layout.zone_count[z.name])]
         skipped = {layout.var_base[n] + i for n in skip if n in layout.var_base
                    for i in range(layout.var_count[n])}
         self.slots = [i for i in range(layout.n_vars) if i not in skipped]
@@ -108,10 +116,11 @@ class Shape:
                 d += abs(x - y) if type(x) is int and type(y) is int else 1
         return d
 
-    def shared_items(self, state: model.State) -> int:
-        """The items in shared piles (a draw pile, a discard pile)."""
-        return sum(len(z) for z, bag, sh in zip(state.z, self.bag, self.shared, strict=True)
-                   if sh and not bag)
+    def unowned_items(self, state: model.State) -> int:
+        """The items in piles no player holds (a draw pile, a discard pile, a board's
+        positions): what a round can still take from without anyone giving it back."""
+        return sum(len(z) for z, bag, un in zip(state.z, self.bag, self.unowned, strict=True)
+                   if un and not bag)
 
     def scarcity(self, state: model.State, full: list[list[int]]) -> tuple[float, float]:
         """How near the shared bags are to running out, against `full` (their contents at
@@ -208,23 +217,27 @@ def over_rounds(game: model.Game, shape: Shape, budget: int,
                 priority: Callable[[Node, list[Node]], Any],
                 found: Callable[[Node, list[Node], model.Action | None], Found | None],
                 step: Callable[[Node, model.Action, model.State], bool] = lambda *_: False,
-                deals: int = ROUND_DEALS) -> tuple[Found | None, Explored]:
+                deals: int = ROUND_DEALS, round_states: int = ROUND_STATES,
+                explored: Explored | None = None) -> tuple[Found | None, Explored]:
     """Best-first over round starts: expand the one `priority` puts first (its node and
     the round starts before it on its path), until `found` names a witness at a round's
-    end or the budget of states is spent."""
-    explored = Explored()
+    end or `budget` states more than `explored` counts are spent, each round taking at
+    most `round_states`."""
+    explored = explored if explored is not None else Explored()
+    budget += explored.states
     order = itertools.count()
     heap: list[tuple[Any, int, Node, list[Node]]] = []
     seen: set[tuple] = set()
-    for node in starts(game, deals):
-        explored.deals += 1
+    first = list(starts(game, deals))
+    explored.deals = max(explored.deals, len(first))
+    for node in first:
         seen.add(shape.key(node.state))
         heapq.heappush(heap, (priority(node, []), next(order), node, []))
     while heap and explored.states < budget:
         _, n, start, before = heapq.heappop(heap)
         chain = [*before, start]
         explored.rounds += 1
-        left = min(ROUND_STATES, budget - explored.states)
+        left = min(round_states, budget - explored.states)
         for end in _round_ends(start, left, explored, n, step, deals):
             hit = found(end, chain, end.action)
             if hit is not None:
@@ -260,10 +273,13 @@ def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES
                 return Found(end, (c.depth, end.depth), Explored())
         return None
 
-    hit, explored = over_rounds(game, shape, budget, priority, found)
-    if hit is not None:
-        hit = attrs.evolve(hit, explored=explored)
-    return hit, explored
+    explored = Explored()
+    for wider, share in WIDENING:
+        hit, explored = over_rounds(game, shape, int(budget * share), priority, found,
+                                    round_states=wider * ROUND_STATES, explored=explored)
+        if hit is not None:
+            return attrs.evolve(hit, explored=explored), explored
+    return None, explored
 
 
 def shortage(game: model.Game, confirm: Callable[[model.State, model.Action, model.State],
@@ -328,7 +344,7 @@ def round_cycle(game: model.Game, budget: int = STATES, deals: int = DEALS,
             d = shape.distance(node.state, up.state)
             near = d if near is None else min(near, d)
             up, recent = up.parent, recent + 1
-        heapq.heappush(heap, ((shape.shared_items(node.state), near or 0, -node.depth),
+        heapq.heappush(heap, ((shape.unowned_items(node.state), near or 0, -node.depth),
                               next(order), node))
 
     for node in [Node(start, None, None, None, 0)] if start is not None else starts(game, deals):

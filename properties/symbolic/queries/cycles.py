@@ -53,10 +53,13 @@ def round_bound(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
     M = machine(game)
     enc = M.enc
     recorded = _recorded_round_cycle(game, clock)
-    if recorded is not None:
+    if recorded is not None and (recorded.start == "deal" or game.ir.measure is not None):
         return recorded
     if game.ir.measure is None:
-        return _round_cycle(game, clock, max_depth, "the spec declares no round measure", units)
+        # a recorded cycle from a situation stands only where none is found from a deal
+        found = _round_cycle(game, clock, max_depth, "the spec declares no round measure",
+                             units)
+        return recorded if recorded is not None and not found.failed else found
     assumed = assume_invariants(game, clock)
     try:
         one = OneStep.build(M, in_round=True, invariants=assumed)

@@ -19,10 +19,13 @@ from ...search.space import Explored, replay_of
 from .common import Clock, Result
 from .recorded import repeated_in_round, repeated_start, steps
 
-#: The states the deep search may explore for one query; a search within a round, whose
-#: steps cost more (each state is compared with its recent ancestors), fewer.
+#: The states the deep search may explore for one query (a supply running short; a cycle
+#: within a round, whose states cost more, as each is compared with its recent ancestors,
+#: but which may have to empty every pile first); a game cycle, whose rounds may have to
+#: be played to their last card (`goals.WIDENING`), more.
 STATES = 150_000
-ROUND_STATES = 30_000
+ROUND_STATES = 150_000
+GAME_CYCLE_STATES = 400_000
 #: z3 resource units for checking one concrete step for a shortage (`supply.shortages`).
 STEP_UNITS = 5_000_000
 #: The share of a supply query's units its step checks may spend in all, so that z3's own
@@ -60,7 +63,7 @@ def shortage(game: model.Game, clock: Clock,
 def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock
                ) -> tuple[Result | None, Explored]:
     """A game cycle the deep search finds: a replay that comes back to a round start."""
-    hit, explored = goals.game_cycle(game, skip, STATES)
+    hit, explored = goals.game_cycle(game, skip, GAME_CYCLE_STATES)
     return _cycle(game, hit, explored, clock, "game_cycle",
                   lambda data: repeated_start(game, data, skip),
                   "the round start after action {} comes back after action {}: those rounds "
