@@ -421,3 +421,39 @@ def test_a_version_the_greedy_policy_cannot_play_is_refused_before_any_search(
     assert "the greedy policy needs to know whether a lower or a higher score" in result.output
     assert "diff: the rules of" not in result.output  # nothing was compared first
     assert not list(tmp_path.glob("*-parting.yaml"))
+
+
+# A designer's change that only matters after an unusual course of play.
+#
+# The change: when LAMA's stock is empty, the discard pile (all but its top card) is
+# shuffled into a new stock, so drawing stays possible. The rulebook forbids drawing from an
+# empty stock, so the versions part at the first turn where the stock is empty and the
+# discard pile holds a second card. Only a draw takes from the stock (56 - 6P - 1 cards after
+# the deal) and only a play adds to the discard pile, so no game parts them before those
+# draws and one play: 56 - 6P actions. Random play seldom draws the stock dry: the first
+# game that parts them, unshortened (--shorten-steps 0), is 190 actions long at 3 players
+# and 149 at 4.
+
+RESHUFFLE = (("expr: \"not empty(stock) or (reshuffle_discard and count(discard) > 1)\"",
+              "expr: \"not empty(stock) or count(discard) > 1\""),
+             ("- if: empty(stock) and reshuffle_discard", "- if: empty(stock)"))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_rare_parting_is_reported_within_two_actions_of_the_shortest(
+        tmp_path: Path, players: int) -> None:
+    new = copy(tmp_path, "reshuffle.yaml", *RESHUFFLE)
+    out = tmp_path / "diff.json"
+    code, stdout, _ = run("diff", "lama", str(new), "-p", str(players), "--no-z3",
+                          "--no-properties", "--no-statistics", "--replays",
+                          str(tmp_path / "replays"), "--json", str(out))
+    assert code == 1, stdout
+    parting = json.loads(out.read_text())["parting"]
+    assert [p["status"] for p in parting] == ["parted"]
+    shortest = 56 - 6 * players
+    assert shortest <= len(parting[0]["actions"]) <= shortest + 2, parting[0]["detail"]
+    assert parting[0]["mode"] == "legal"
+    assert ("draw" in parting[0]["new_legal"]) and ("draw" not in parting[0]["old_legal"])
+    replays = list((tmp_path / "replays").glob("*.yaml"))
+    assert replays, "diff writes the parting game as a replay file"
+    assert_parts_at_the_end(replays[0], "lama", str(new))
