@@ -4,7 +4,8 @@ the spec is loaded, into constructs the language already has.
 The zone becomes one one-card pile per player (what each has played to the trick, so a
 card remembers who played it), with a player variable `leader` (who led it), defs that
 read the trick (`led_suit`, `trick_size`, `trick_complete`, `can_follow(zone)`,
-`follows_suit(card, zone)`, `trick_strength(q)`, `trick_winner`) and a procedure
+`follows_suit(card, zone)`, `trick_strength(q)`, `trick_winner`, and `trick_trumps`
+where there are trumps) and a procedure
 `collect_trick(to)` (the winner becomes the leader, and the trick goes to `to`). The defs
 are expression text, read like the spec's own; the procedure's body is effect text,
 expanded where it is called like a spec's procedure. So the back ends (the generated
@@ -24,12 +25,13 @@ from .expr import Def
 from .limits import MAX_VAR_SLOTS, over, short
 from .reader import SpecReader
 from .source import PathKey
-from .types import PLAYER, Type
+from .types import PLAYER, STR
 
 #: The names a trick zone brings, besides the zone's own (docs/spec-language.md#tricks).
 LEADER = "leader"
+TRUMPS = "trick_trumps"
 DEFS = ("led_suit", "trick_size", "trick_complete", "can_follow", "follows_suit",
-        "trick_strength", "trick_winner")
+        "trick_strength", "trick_winner", TRUMPS)
 COLLECT = "collect_trick"
 NAMES = (LEADER, *DEFS, COLLECT)
 #: The sections whose keys are names a spec declares.
@@ -54,6 +56,8 @@ class TricksReader(SpecReader):
     variables, defs and procedures are read)."""
 
     trick: Trick | None = None
+    #: the kinds, as read before the zones (the loader sets it)
+    kind_list: Sequence[ir.Kind] = ()
 
     def trick_zone(self, name: str, z: dict[str, Any]) -> dict[str, Any]:
         """The zone `name` as a plain zone (a pile per player) if it is a trick zone; it is
@@ -124,34 +128,37 @@ class TricksReader(SpecReader):
         if t is None:
             return ()
         z, s, r = t.zone, t.suit, t.rank
+        # the texts' own locals, none named like the zone (the only spec name they read)
+        q, x, k, card, zone = (n + "1" if n == z else n for n in ("q", "x", "k", "card", "zone"))
         trumps = self._trumps()
         spread = self._rank_spread()
-        led = f"({spread} if top({z}[q]).{s} == led_suit else 0)"
+        led = f"({spread} if top({z}[{q}]).{s} == led_suit else 0)"
         bonus = (led if trumps is None else
-                 f"({2 * spread} if top({z}[q]).{s} == {trumps} else {led})")
+                 f"({2 * spread} if top({z}[{q}]).{s} == {TRUMPS} else {led})")
         order = f"trick_strength({{v}}) * player_count - ({{v}} - {LEADER}) % player_count"
         texts: dict[str, tuple[tuple[str, ...], str]] = {
             "led_suit": ((), f"top({z}[{LEADER}]).{s}"),
-            "trick_size": ((), f"sum(count({z}[q]) for q in players)"),
-            "trick_complete": ((), f"all(not empty({z}[q]) for q in players)"),
-            "can_follow": (("zone",), f"not empty({z}[{LEADER}]) and "
-                                      f"any(k.{s} == led_suit for k in kinds(zone))"),
-            "follows_suit": (("card", "zone"), f"empty({z}[{LEADER}]) or card.{s} == led_suit "
-                                               "or not can_follow(zone)"),
-            "trick_strength": (("q",), f"top({z}[q]).{r} + {bonus}"),
-            "trick_winner": ((), f"first((q for q in players if not empty({z}[q]) and "
-                                 f"{order.format(v='q')} == max(({order.format(v='x')} for x "
-                                 f"in players if not empty({z}[x])), 0)), {LEADER})"),
+            "trick_size": ((), f"sum(count({z}[{q}]) for {q} in players)"),
+            "trick_complete": ((), f"all(not empty({z}[{q}]) for {q} in players)"),
+            "can_follow": ((zone,), f"not empty({z}[{LEADER}]) and "
+                                    f"any({k}.{s} == led_suit for {k} in kinds({zone}))"),
+            "follows_suit": ((card, zone), f"empty({z}[{LEADER}]) or {card}.{s} == led_suit "
+                                           f"or not can_follow({zone})"),
+            "trick_strength": ((q,), f"top({z}[{q}]).{r} + {bonus}"),
+            "trick_winner": ((), f"first(({q} for {q} in players if not empty({z}[{q}]) and "
+                                 f"{order.format(v=q)} == max(({order.format(v=x)} for {x} "
+                                 f"in players if not empty({z}[{x}])), 0)), {LEADER})"),
         }
+        if trumps is not None:  # a def of its own: the spec's text captures no local
+            texts[TRUMPS] = ((), trumps)
         where = self.doc.key_where(t.path)
 
         def at(_offset: int) -> Where:
             return where  # the text is not the file's: point at the trick's declaration
 
-        for name in DEFS:
-            params, text = texts[name]
+        for name, (params, text) in texts.items():
             self.scope.defs[name] = Def(name, params, text, at)
-        return DEFS
+        return tuple(texts)
 
     def _trumps(self) -> str | None:
         """The trump suit as expression text (None: no trumps): a suit's name, a param
@@ -176,10 +183,14 @@ class TricksReader(SpecReader):
         if text == "none":
             return None
         parsed = self.expr(at, text)
-        if parsed.type != Type("str", ref=t.suit):
+        if parsed.type.name != "str" or parsed.type.ref not in (None, t.suit):
             raise self.err(at, f"trumps is a suit ({', '.join(suits)}), a param naming one "
                                f"or none, or an expression giving a suit; found {parsed.type}")
-        return f"({text})"
+        for node in ir.walk(parsed):  # a name written in it ('bells' if x else 'leaves')
+            if isinstance(node, ir.Const) and node.type == STR and node.value not in suits:
+                raise self.err(at, f"trumps: {short(node.value)} is not a suit; the suits are "
+                                   + ", ".join(suits))
+        return text
 
     def _rank_spread(self) -> int:
         """One more than the largest difference of two ranks of the items held: a card of
@@ -188,8 +199,6 @@ class TricksReader(SpecReader):
         assert t is not None
         ranks = [int(k.attrs.get(t.rank, 0)) for k in self.kind_list if k.item_class == t.holds]
         return max(ranks, default=0) - min(ranks, default=0) + 1
-
-    kind_list: Sequence[ir.Kind] = ()
 
     def trick_procedure(self) -> tuple[str, tuple[str, ...], list[Any], PathKey] | None:
         """`collect_trick(to)`: the winner becomes the leader, then every card of the trick

@@ -321,11 +321,13 @@ TRICK_ZONE = """  trick:
     (TRUMP_LINE, "    trick: {suit: suit, rank: rank, trumps: \"1 +\"}\n", "trumps:", ""),
     (TRUMP_LINE, "    trick: {suit: suit, rank: rank, trumps: first_leader}\n", "trumps:",
      "trumps is a suit"),
+    (TRUMP_LINE, "    trick: {suit: suit, rank: rank, trumps: \"'bells' if first_leader == 0 "
+                 "else 'hearts'\"}\n", "trumps:", "'hearts' is not a suit"),
     (TRUMP_LINE, "    trick: {suit: suit, rank: rank}\n    order: bag\n", "    order: bag",
      "a trick zone is one pile per player"),
     (TRUMP_LINE, "    trick: {suit: suit, rank: rank}\n    per: stock\n", "    per: stock",
      "a trick zone is one pile per player"),
-    ("  won: {order: bag", "  won: {trick: {suit: suit, rank: rank}", "won:",
+    ("  won: {order: bag", "  won: {trick: {suit: suit, rank: rank}", "  won: {trick",
      "zone trick is already the trick"),
     ("  points: {type: int", "  leader: {type: player, init: 0}\n  points: {type: int",
      "  leader: {type", "'leader' is a name the trick zone trick brings"),
@@ -358,6 +360,15 @@ def test_a_bad_trick_is_one_positioned_error(tmp_path: Path, old: str, new: str,
     assert "Traceback" not in result.output
 
 
+def test_trumps_from_a_param_that_names_no_suit_is_an_error(tmp_path: Path) -> None:
+    spec = whisk_with(tmp_path, (TRUMP_LINE, "    trick: {suit: suit, rank: rank, "
+                                             "trumps: trump_suit}\n"),
+                      ("params:\n", "params:\n  trump_suit: hearts\n"))
+    err = spec_error(spec)
+    assert (err.where.line, err.where.column) == (line_of(spec, "trumps: trump_suit"), 45)
+    assert "the param trump_suit is 'hearts', which is not a suit" in err.message
+
+
 def test_a_spec_without_a_trick_may_use_the_tricks_names(tmp_path: Path) -> None:
     # the names are the trick's only where a zone is one: LAMA may have a def `leader`
     text = (SPEC_DIR / "lama.yaml").read_text(encoding="utf-8")
@@ -380,3 +391,26 @@ def test_the_schema_and_the_docs_describe_tricks() -> None:
     for name in NAMES:
         assert f"`{name}" in section, name
         assert name in trick["description"], name
+
+
+def test_the_tricks_own_names_capture_none_of_the_specs(tmp_path: Path) -> None:
+    # the trick zone named q, like the local of the trick's defs, and a param q read by
+    # the trumps: the game plays as Whisk does, move for move
+    text = TEXT.replace("trick[", "q[").replace("  trick:\n    holds", "  q:\n    holds")
+    text = text.replace(TRUMP_LINE, "    trick: {suit: suit, rank: rank, "
+                                    "trumps: \"'bells' if q_param else 'leaves'\"}\n")
+    text = text.replace("params:\n", "params:\n  q_param: false\n")
+    folder = tmp_path / "q"
+    folder.mkdir()
+    spec = whisk_with(folder)
+    spec.write_text(text.replace("q_param", "q"), encoding="utf-8")
+    ours, whisk = model.load(spec, players=3), model.load(WHISK, players=3)
+    rng = random.Random(5)
+    for seed in range(10):
+        a, b = ours.initial_state(seed), whisk.initial_state(seed)
+        while not b.is_terminal:
+            assert [str(x) for x in a.legal_actions()] == [str(x) for x in b.legal_actions()]
+            act = rng.choice(b.legal_actions())
+            a, b = a.apply(ours.parse_action(str(act))), b.apply(act)
+            assert a.to_dict()["vars"] == b.to_dict()["vars"]
+        assert a.is_terminal and a.scores == b.scores and a.winners == b.winners
