@@ -7,7 +7,8 @@ parses every expression and effect against the declared names. Every mistake is 
 
 `_Loader` puts together the readers of a spec's sections: `model.readings`
 (ambiguities, params, clarifications), `model.kinds` (cards and tokens, generated kinds
-included), `model.procedures` (effects, procedures expanded), on `model.reader`'s shared
+included), `model.procedures` (effects, procedures expanded), `model.tricks` (a trick
+zone and the names it brings, desugared), on `model.reader`'s shared
 helpers; it reads the zones, index sets, variables, defs, actions and rules itself.
 """
 
