@@ -154,10 +154,10 @@ class TricksReader(SpecReader):
         where = self.doc.key_where(t.path)
 
         def at(_offset: int) -> Where:
-            return where  # the text is not the file's: point at the trick's declaration
+            return where  # the text is not the file's (a use points at itself instead)
 
         for name, (params, text) in texts.items():
-            self.scope.defs[name] = Def(name, params, text, at)
+            self.scope.defs[name] = Def(name, params, text, at, given=True)
         return tuple(texts)
 
     def _trumps(self) -> str | None:

@@ -341,9 +341,9 @@ TRICK_ZONE = """  trick:
      "collect_trick takes 1 argument(s)"),
     ("follows_suit(card, hand[active])", "follows_suit(card)", "follows_suit(card)",
      "follows_suit takes 2 argument(s)"),
-    # a wrong argument's type is found where the def is read: at the trick's declaration
-    ("follows_suit(card, hand[active])", "follows_suit(card, 3)",
-     "trick: {suit: suit, rank: rank, trumps: leaves}", "expected a zone, found a number"),
+    # a wrong argument's type is found where the def is read, at the use
+    ("follows_suit(card, hand[active])", "follows_suit(card, 3)", "follows_suit(card, 3)",
+     "expected a zone, found a number"),
     (TRUMP_LINE, "    trick: true\n", "    trick: true", ""),
     (TRICK_ZONE, "  trick:\n    holds: cards\n", "    holds: cards", "'order' is required"),
     (TRUMP_LINE, "    trick: {suit: suit}\n", "trick: {suit: suit}", "rank"),
