@@ -93,6 +93,9 @@ class Def:
     params: tuple[str, ...]
     text: str
     where: Callable[[int], Where]
+    #: the language's own (model.tricks): its text is not in the file, so an error in it
+    #: points at the use
+    given: bool = False
 
 
 @attrs.define
@@ -804,7 +807,9 @@ class ExprParser:
         if d.name in self._expanding:
             chain = " -> ".join((*self._expanding[self._expanding.index(d.name):], d.name))
             raise self._err(node, f"a def cannot use itself: {chain}")
-        sub = ExprParser(self.scope, d.where, self._budget, (*self._expanding, d.name))
+        at = self._where(node)
+        where = (lambda _offset: at) if d.given else d.where
+        sub = ExprParser(self.scope, where, self._budget, (*self._expanding, d.name))
         out = sub.expression(d.text, dict(zip(d.params, args, strict=True)))
         self.scope.def_sites.setdefault(out, d.name)  # what the work bound charges to the def
         return out

@@ -7,7 +7,8 @@ parses every expression and effect against the declared names. Every mistake is 
 
 `_Loader` puts together the readers of a spec's sections: `model.readings`
 (ambiguities, params, clarifications), `model.kinds` (cards and tokens, generated kinds
-included), `model.procedures` (effects, procedures expanded), on `model.reader`'s shared
+included), `model.procedures` (effects, procedures expanded), `model.tricks` (a trick
+zone and the names it brings, desugared), on `model.reader`'s shared
 helpers; it reads the zones, index sets, variables, defs, actions and rules itself.
 """
 
@@ -151,6 +152,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
             self.scope.params[name] = (value, t)
         self.scope.enums.update(self.enum_params)
         kinds = self.kinds()
+        self.kind_list = kinds
         self.zones()
         indices = self.indices()
         for k in kinds:
@@ -161,6 +163,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                                                         f"{self.scope.zones[k.start].holds}")
         self.check_slots()
         vars_ = self.vars()
+        vars_ = vars_ + self.trick_vars(self.var_slots)
         self.defs()
         self.procedures()
         g = self.d
@@ -265,6 +268,11 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
         for name, z in self.d["zones"].items():
             self.ident(("zones", name), name, "a zone's name")
             self.check_cites(("zones", name, "cite"), z.get("cite"))
+            if "trick" in z:  # one pile per player (model.tricks)
+                z = self.trick_zone(name, z)
+            elif "order" not in z:
+                raise self.err(("zones", name), "a zone needs order: pile or order: bag "
+                                                "(or trick:, docs/spec-language.md#tricks)")
             sees, top = self.visibility(name, z)
             self.scope.zones[name] = ir.ZoneDecl(name, z["order"], z.get("per"), z["holds"],
                                                  sees, top)
@@ -398,9 +406,12 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                 raise self.err(path, f"{name!r} is already a name")
             self.scope.defs[name] = Def(name, params, text,
                                         functools.partial(self.doc.where, tpath))
+        given = self.trick_defs()  # read where used: can_follow's zone has no type before
         # Parse every def once (with its parameters untyped) so a broken def is reported even
         # if nothing uses it.
         for d in self.scope.defs.values():
+            if d.name in given:
+                continue
             env = {p: ir.Local(p, Type("any")) for p in d.params}
             ExprParser(self.scope, d.where).expression(d.text, env)
 

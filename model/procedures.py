@@ -16,12 +16,12 @@ from .errors import SpecError, Where
 from .expr import EFFECTS, FUNCTIONS, binding_name
 from .fold import known
 from .limits import MAX_CALL_DEPTH, MAX_CALLS, MAX_EFFECT_DEPTH, MAX_LOOP_NESTING, over
-from .reader import SpecReader
 from .source import PathKey
+from .tricks import TricksReader
 from .types import BOOL, INT, KIND, Type, list_of
 
 
-class EffectsReader(SpecReader):
+class EffectsReader(TricksReader):
     """Reads `procedures`, and the effect lists that call them."""
 
     def procedures(self) -> None:
@@ -50,6 +50,12 @@ class EffectsReader(SpecReader):
             self.procs[name] = _Procedure(name, params, body, bpath, cite,
                                           self.doc.key_where(path))
             self.scope.procedures[name] = params
+        given = self.trick_procedure()
+        if given is not None:  # the language's own: called or not, as the spec needs
+            gname, gparams, gbody, gpath = given
+            self.procs[gname] = _Procedure(gname, gparams, gbody, gpath, (),
+                                           self.doc.key_where(gpath), given=True)
+            self.scope.procedures[gname] = gparams
         self.calling: list[str] = []
         self.expanded = 0  # calls expanded so far (MAX_CALLS)
 
@@ -74,6 +80,8 @@ class EffectsReader(SpecReader):
         if self.expanded > MAX_CALLS:
             raise SpecError(at, over("max_calls", "the number of procedure calls expanded, each "
                                      "call inside a procedure counted again", self.expanded))
+        if proc.given:
+            self.check_collect(args, at)
         proc.calls += 1
         self.calling.append(name)
         try:
@@ -89,7 +97,7 @@ class EffectsReader(SpecReader):
     def uncalled(self) -> None:
         """A procedure no effect calls is an error: its body would never be checked."""
         for proc in self.procs.values():
-            if not proc.calls:
+            if not proc.calls and not proc.given:
                 raise SpecError(proc.where, f"procedure {proc.name} is never called; call it "
                                             "from an effect, or remove it (a body is checked "
                                             "where it is called)")
@@ -189,6 +197,8 @@ class _Procedure:
     cite: tuple[str, ...]
     where: Where
     calls: int = 0
+    #: a procedure the language gives (model.tricks), not the spec: never "uncalled"
+    given: bool = False
 
 
 
