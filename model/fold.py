@@ -51,19 +51,7 @@ def fold(e: ir.Expr) -> ir.Expr:
             if isinstance(a, ir.Const) and isinstance(b, ir.Const) and op in _BIN:
                 return ir.Const(_BIN[op](a.value, b.value), e.type)
             return ir.Bin(op, a, b, e.type)
-        case ir.Attr(obj=o):
-            return attrs.evolve(e, obj=fold(o))
-        case ir.Var(index=i) | ir.Zone(index=i) if i is not None:
-            return attrs.evolve(e, index=fold(i))
-        case ir.Call(args=args):
-            return attrs.evolve(e, args=tuple(fold(a) for a in args))
-        case ir.Comp(elt=elt, gens=gens, default=d):
-            return attrs.evolve(e, elt=fold(elt), default=fold(d) if d is not None else None,
-                                gens=tuple(ir.Gen(g.var, fold(g.iter),
-                                                  tuple(fold(c) for c in g.conds)) for g in gens))
-        case ir.ListLit(items=items):
-            return attrs.evolve(e, items=tuple(fold(i) for i in items))
-    return e
+    return ir.map_children(e, fold)
 
 
 def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:
@@ -82,65 +70,24 @@ def substitute(e: ir.Expr, name: str, value: ir.Expr) -> ir.Expr:
                                                        for c in g.conds)
                 out.append(ir.Gen(g.var, it, conds))
             return attrs.evolve(e, gens=tuple(out))
-    kids = ir.children(e)
-    if not kids:
-        return e
-    match e:
-        case ir.Var(index=i) | ir.Zone(index=i) if i is not None:  # it has children
-            return attrs.evolve(e, index=substitute(i, name, value))
-        case ir.Attr(obj=o):
-            return attrs.evolve(e, obj=substitute(o, name, value))
-        case ir.Unary(operand=x):
-            return attrs.evolve(e, operand=substitute(x, name, value))
-        case ir.Bin(left=a, right=b) | ir.Cmp(left=a, right=b):
-            return attrs.evolve(e, left=substitute(a, name, value),
-                                right=substitute(b, name, value))
-        case ir.BoolOp(values=vs):
-            return attrs.evolve(e, values=tuple(substitute(v, name, value) for v in vs))
-        case ir.Cond(test=t, body=a, orelse=b):
-            return attrs.evolve(e, test=substitute(t, name, value),
-                                body=substitute(a, name, value), orelse=substitute(b, name, value))
-        case ir.Call(args=args):
-            return attrs.evolve(e, args=tuple(substitute(a, name, value) for a in args))
-        case ir.ListLit(items=items):
-            return attrs.evolve(e, items=tuple(substitute(i, name, value) for i in items))
-        case ir.Comp(elt=elt, gens=gens, default=d):
-            return attrs.evolve(
-                e, elt=substitute(elt, name, value),
-                default=substitute(d, name, value) if d is not None else None,
-                gens=tuple(ir.Gen(g.var, substitute(g.iter, name, value),
-                                  tuple(substitute(c, name, value) for c in g.conds))
-                           for g in gens))
-    return e
+    return ir.map_children(e, lambda x: substitute(x, name, value))
 
 
 def known(e: ir.Expr, players: int) -> ir.Expr:
     """`e` folded with `player_count` taken as `players`: what the loader can decide."""
-    return fold(_with_player_count(e, ir.Const(players, INT))) if players else fold(e)
+    return fold(with_player_count(e, players, comprehensions=False)) if players else fold(e)
 
 
-def _with_player_count(e: ir.Expr, value: ir.Const) -> ir.Expr:
-    if isinstance(e, ir.Builtin) and e.name == "player_count":
-        return value
-    match e:
-        case ir.Var(index=i) | ir.Zone(index=i) if i is not None:
-            return attrs.evolve(e, index=_with_player_count(i, value))
-        case ir.Attr(obj=o):
-            return attrs.evolve(e, obj=_with_player_count(o, value))
-        case ir.Unary(operand=x):
-            return attrs.evolve(e, operand=_with_player_count(x, value))
-        case ir.Bin(left=a, right=b) | ir.Cmp(left=a, right=b):
-            return attrs.evolve(e, left=_with_player_count(a, value),
-                                right=_with_player_count(b, value))
-        case ir.BoolOp(values=vs):
-            return attrs.evolve(e, values=tuple(_with_player_count(v, value) for v in vs))
-        case ir.Cond(test=t, body=a, orelse=b):
-            return attrs.evolve(e, test=_with_player_count(t, value),
-                                body=_with_player_count(a, value),
-                                orelse=_with_player_count(b, value))
-        case ir.Call(args=args):
-            return attrs.evolve(e, args=tuple(_with_player_count(a, value) for a in args))
-        case ir.ListLit(items=items):
-            return attrs.evolve(e, items=tuple(_with_player_count(i, value) for i in items))
-    return e  # comprehensions and the rest: left as they are (decided in play)
+def with_player_count(e: ir.Expr, players: int, comprehensions: bool = True) -> ir.Expr:
+    """`e` with `player_count` replaced by its value (an IR is for one count); without
+    `comprehensions`, a comprehension is left as it is (decided in play)."""
+    value = ir.Const(players, INT)
 
+    def put(x: ir.Expr) -> ir.Expr:
+        if isinstance(x, ir.Builtin) and x.name == "player_count":
+            return value
+        if isinstance(x, ir.Comp) and not comprehensions:
+            return x
+        return ir.map_children(x, put)
+
+    return put(e)

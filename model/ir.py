@@ -7,7 +7,7 @@ objects to z3. Nothing here knows about any particular game.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -203,6 +203,27 @@ class While(Stmt):
 
 
 # ------------------------------------------------------------------ the game
+class FrozenDict(dict[Any, Any]):
+    """A dict that cannot be changed once made: the IR's mappings (a kind's attributes, the
+    chosen variants, the params), so that the IR is immutable all the way down. It is
+    still a dict for reading, `dict(x)` and JSON; a copy to change is `dict(x)`."""
+
+    __slots__ = ()
+
+    def _refuse(self, *_: Any, **__: Any) -> Any:
+        raise TypeError("the IR cannot be changed: copy it with dict(...) first")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse
+    __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+
+def _frozen(d: Any) -> FrozenDict:
+    return d if isinstance(d, FrozenDict) else FrozenDict(d)
+
+
 
 
 @attrs.frozen
@@ -212,7 +233,7 @@ class Kind:
     name: str
     item_class: str  # "cards" or "tokens"
     copies: int
-    attrs: dict[str, Any] = attrs.field(hash=False)
+    attrs: dict[str, Any] = attrs.field(hash=False, converter=_frozen)
     start: str  # zone family (shared) where all copies lie before set-up
 
 
@@ -249,7 +270,7 @@ class ZoneDecl:
 class IndexSet:
     name: str
     size: int
-    attrs: dict[str, tuple[Any, ...]] = attrs.field(hash=False)
+    attrs: dict[str, tuple[Any, ...]] = attrs.field(hash=False, converter=_frozen)
     names: tuple[str, ...] = ()  # how actions and output call the members (else by number)
 
 
@@ -294,7 +315,7 @@ OBSERVABLES = ("components", "setup", "legal", "active", "state", "scores", "win
 @attrs.frozen
 class Variant:
     name: str
-    sets: dict[str, Any] = attrs.field(hash=False)
+    sets: dict[str, Any] = attrs.field(hash=False, converter=_frozen)
     reading: str
     #: the rationale's claim: what may differ from the ruling where the readings part
     #: (None: no claim; empty: they never part)
@@ -320,7 +341,7 @@ class ExampleStep:
     """One action of an example and what must hold after it (keys as in `Outcome` docs)."""
 
     do: str
-    expect: dict[str, Any] = attrs.field(hash=False, factory=dict)
+    expect: dict[str, Any] = attrs.field(hash=False, factory=FrozenDict, converter=_frozen)
 
 
 @attrs.frozen
@@ -328,7 +349,7 @@ class Example:
     """A situation file and what the model must do there."""
 
     situation: str  # path relative to the spec file
-    variants: dict[str, str] = attrs.field(hash=False, factory=dict)
+    variants: dict[str, str] = attrs.field(hash=False, factory=FrozenDict, converter=_frozen)
     legal: tuple[str, ...] | None = None
     illegal: tuple[str, ...] = ()
     steps: tuple[ExampleStep, ...] = ()
@@ -351,7 +372,7 @@ class Expectation:
     result: str  # "fail" (strict) or "may_fail" (found by some runs only)
     reason: str
     players: tuple[int, ...]
-    variants: dict[str, str] = attrs.field(hash=False)
+    variants: dict[str, str] = attrs.field(hash=False, converter=_frozen)
     clause: str = ""  # for property "coverage": the action, condition or "line N" meant
     witness: str | None = None  # a replay file showing the failure
 
@@ -367,12 +388,12 @@ class GameIR:
     min_players: int
     max_players: int
     sources: tuple[str, ...]
-    params: dict[str, Any] = attrs.field(hash=False)
-    chosen: dict[str, str] = attrs.field(hash=False)  # ambiguity id -> variant
+    params: dict[str, Any] = attrs.field(hash=False, converter=_frozen)
+    chosen: dict[str, str] = attrs.field(hash=False, converter=_frozen)  # ambiguity id -> variant
     ambiguities: tuple[Ambiguity, ...]
     kinds: tuple[Kind, ...]
-    kind_attrs: dict[str, Type] = attrs.field(hash=False)
-    enums: dict[str, tuple[str, ...]] = attrs.field(hash=False)
+    kind_attrs: dict[str, Type] = attrs.field(hash=False, converter=_frozen)
+    enums: dict[str, tuple[str, ...]] = attrs.field(hash=False, converter=_frozen)
     zones: tuple[ZoneDecl, ...]
     indices: tuple[IndexSet, ...]
     vars: tuple[VarDecl, ...]
@@ -424,6 +445,40 @@ def children(e: Expr) -> tuple[Expr, ...]:
                 out.append(d)
             return tuple(out)
     return ()
+
+
+def map_children(e: Expr, f: Callable[[Expr], Expr]) -> Expr:
+    """`e` rebuilt with `f` applied to each of its direct sub-expressions (`children`); `e`
+    itself where `f` changes none. The one rebuild every pass over expressions uses."""
+    match e:
+        case Var(index=i) | Zone(index=i) if i is not None:
+            return _evolved(e, index=(i, f(i)))
+        case Attr(obj=o):
+            return _evolved(e, obj=(o, f(o)))
+        case Unary(operand=x):
+            return _evolved(e, operand=(x, f(x)))
+        case Bin(left=a, right=b) | Cmp(left=a, right=b):
+            return _evolved(e, left=(a, f(a)), right=(b, f(b)))
+        case BoolOp(values=vs):
+            return _evolved(e, values=(vs, tuple(map(f, vs))))
+        case Cond(test=t, body=a, orelse=b):
+            return _evolved(e, test=(t, f(t)), body=(a, f(a)), orelse=(b, f(b)))
+        case Call(args=args):
+            return _evolved(e, args=(args, tuple(map(f, args))))
+        case ListLit(items=items):
+            return _evolved(e, items=(items, tuple(map(f, items))))
+        case Comp(elt=elt, gens=gens, default=d):
+            new_gens = tuple(Gen(g.var, f(g.iter), tuple(map(f, g.conds))) for g in gens)
+            return _evolved(e, elt=(elt, f(elt)), gens=(gens, new_gens),
+                            default=(d, None if d is None else f(d)))
+    return e
+
+
+def _evolved(e: Expr, **fields: tuple[Any, Any]) -> Expr:
+    """`e` with each field given as (old, new) set to new, or `e` if every new is old."""
+    if all(old is new or old == new for old, new in fields.values()):
+        return e
+    return attrs.evolve(e, **{name: new for name, (_, new) in fields.items()})
 
 
 def walk(e: Expr) -> Iterator[Expr]:

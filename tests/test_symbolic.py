@@ -301,10 +301,20 @@ def test_game_cycle_replays_the_witness_the_spec_records() -> None:
     assert res.seconds < 5
 
 
-def test_round_bound_replays_the_witness_the_spec_records() -> None:
+def test_round_bound_replays_the_witness_the_spec_records_and_prefers_one_from_a_deal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lambada's recorded round cycle starts from a situation: it still replays, but the
+    row reports the cycle the deep search finds from the first deal; with no search budget
+    the recorded one stands."""
+    from properties.symbolic.queries import deep
+
     game = model.load(SPEC_DIR / "lambada.yaml", players=2)
     res = Q.round_bound(game)
-    assert res.status == "witness", res.detail
+    assert (res.status, res.found_by, res.start) == ("witness", "search", "deal"), res.detail
+    assert res.detail.startswith("from the first deal, the state after action ")
+    monkeypatch.setattr(deep, "ROUND_STATES", 0)
+    res = Q.round_bound(game)
+    assert (res.status, res.found_by, res.start) == ("witness", "recorded", "situation")
     assert "after action 0 comes back after action 6 within one round" in res.detail
 
 

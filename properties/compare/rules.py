@@ -30,7 +30,7 @@ from typing import Any
 import attrs
 
 from model import ir
-from model.fold import fold
+from model.fold import fold, with_player_count
 from model.types import Type
 
 from .versions import Version
@@ -213,26 +213,6 @@ PLAY = ("kinds", "zones", "indices", "vars", "setup", "round_start", "actions", 
         "scoring", "game_end", "winners", "score")
 ROUND = ("kinds", "indices", "round_end", "scoring", "game_end", "round_start", "winners",
          "score")
-
-
-def with_player_count(e: ir.Expr, players: int) -> ir.Expr:
-    """The expression with `player_count` replaced by its value (an IR is for one count)."""
-    if isinstance(e, ir.Builtin):
-        return ir.Const(players, e.type) if e.name == "player_count" else e
-    if not any(isinstance(n, ir.Builtin) and n.name == "player_count" for n in ir.walk(e)):
-        return e
-    changes: dict[str, Any] = {}
-    for f in attrs.fields(type(e)):
-        v = getattr(e, f.name)
-        if isinstance(v, ir.Expr):
-            changes[f.name] = with_player_count(v, players)
-        elif isinstance(v, tuple) and v and all(isinstance(x, ir.Expr) for x in v):
-            changes[f.name] = tuple(with_player_count(x, players) for x in v)
-        elif isinstance(v, tuple) and v and all(isinstance(x, ir.Gen) for x in v):
-            changes[f.name] = tuple(attrs.evolve(
-                g, iter=with_player_count(g.iter, players),
-                conds=tuple(with_player_count(c, players) for c in g.conds)) for g in v)
-    return attrs.evolve(e, **changes)
 
 
 # ------------------------------------------------------------------ printing
