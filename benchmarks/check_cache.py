@@ -60,8 +60,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="rulespec-bench-"))
     specs = work / "spec"
     shutil.copytree(ROOT / "spec", specs)
-    # the witnesses the specs record (`expect: witness:`), found beside the spec folder
-    shutil.copytree(ROOT / "tests" / "witnesses", work / "tests" / "witnesses")
+    # the situations the specs' clarifications name (`../tests/situations/...`); the
+    # witnesses they record are in spec/witnesses, copied with the specs
+    shutil.copytree(ROOT / "tests" / "situations", work / "tests" / "situations")
     paths = sorted(str(p) for p in specs.glob("*.yaml"))
     common = ["--jobs", str(opts.jobs)] + ([] if opts.z3 else ["--no-z3"])
 
