@@ -31,11 +31,11 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def copy(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
-    """spec/lama.yaml with each (old, new) text replaced exactly once."""
-    text = SPEC.read_text(encoding="utf-8")
+def copy(tmp_path: Path, name: str, *edits: tuple[str, str], spec: Path = SPEC) -> Path:
+    """spec/lama.yaml (or `spec`) with each (old, new) text replaced exactly once."""
+    text = spec.read_text(encoding="utf-8")
     for old, new in edits:
-        assert text.count(old) == 1, f"spec/lama.yaml no longer has {old!r} exactly once"
+        assert text.count(old) == 1, f"{spec.name} no longer has {old!r} exactly once"
         text = text.replace(old, new)
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -423,37 +423,50 @@ def test_a_version_the_greedy_policy_cannot_play_is_refused_before_any_search(
     assert not list(tmp_path.glob("*-parting.yaml"))
 
 
-# A designer's change that only matters after an unusual course of play.
-#
-# The change: when LAMA's stock is empty, the discard pile (all but its top card) is
-# shuffled into a new stock, so drawing stays possible. The rulebook forbids drawing from an
-# empty stock, so the versions part at the first turn where the stock is empty and the
-# discard pile holds a second card. Only a draw takes from the stock (56 - 6P - 1 cards after
-# the deal) and only a play adds to the discard pile, so no game parts them before those
-# draws and one play: 56 - 6P actions. Random play seldom draws the stock dry: the first
-# game that parts them, unshortened (--shorten-steps 0), is 190 actions long at 3 players
-# and 149 at 4.
+# A designer's change that only matters after an unusual course of play: the empty stock
+# is reshuffled from the discard pile (all but its top card), so drawing stays possible.
+# Both rulebooks forbid drawing from an empty stock, so the versions part at the first turn
+# where the stock is empty and the discard pile holds a second card. No action takes more
+# than one card from the stock (a draw; in Kadabra also a square, which makes the next
+# player draw), which holds the deck less 6P dealt and one turned up: LAMA's 56 cards
+# (lama.en#L10) and Kadabra's 60 (kadabra.en#L6). So no game parts the versions in fewer
+# actions than that, and one that draws it dry and then plays a card parts them one action
+# later. Random play seldom draws the stock dry: unshortened (--shorten-steps 0), the first
+# game that parts them is 190 and 149 actions long for LAMA at 3 and 4 players, 145 and 128
+# for Kadabra at 4 and 5.
+RESHUFFLE = {
+    "lama": (56, (("expr: \"not empty(stock) or (reshuffle_discard and count(discard) > 1)\"",
+                   "expr: \"not empty(stock) or count(discard) > 1\""),
+                  ("- if: empty(stock) and reshuffle_discard", "- if: empty(stock)"))),
+    "kadabra": (60, (("when: \"phase == 'play' and not show_on and not empty(stock) and "
+                      "in_round > 1\"",
+                      "when: \"phase == 'play' and not show_on and (not empty(stock) or "
+                      "count(discard) > 1) and in_round > 1\""),
+                     ("      - move_top(stock, hand[active])\n      - active = "
+                      "next_in_round(active)\n",
+                      "      - if: empty(stock)\n        then: [\"move_all(discard, stock, "
+                      "keep=1)\", shuffle(stock)]\n      - move_top(stock, hand[active])\n"
+                      "      - active = next_in_round(active)\n"))),
+}
 
-RESHUFFLE = (("expr: \"not empty(stock) or (reshuffle_discard and count(discard) > 1)\"",
-              "expr: \"not empty(stock) or count(discard) > 1\""),
-             ("- if: empty(stock) and reshuffle_discard", "- if: empty(stock)"))
 
-
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize(("game", "players"), [("lama", 3), ("lama", 4), ("kadabra", 4),
+                                               ("kadabra", 5)])
 def test_a_rare_parting_is_reported_within_two_actions_of_the_shortest(
-        tmp_path: Path, players: int) -> None:
-    new = copy(tmp_path, "reshuffle.yaml", *RESHUFFLE)
+        tmp_path: Path, game: str, players: int) -> None:
+    deck, edits = RESHUFFLE[game]
+    new = copy(tmp_path, "reshuffle.yaml", *edits, spec=SPEC.with_name(f"{game}.yaml"))
     out = tmp_path / "diff.json"
-    code, stdout, _ = run("diff", "lama", str(new), "-p", str(players), "--no-z3",
+    code, stdout, _ = run("diff", game, str(new), "-p", str(players), "--no-z3",
                           "--no-properties", "--no-statistics", "--replays",
                           str(tmp_path / "replays"), "--json", str(out))
     assert code == 1, stdout
     parting = json.loads(out.read_text())["parting"]
     assert [p["status"] for p in parting] == ["parted"]
-    shortest = 56 - 6 * players
-    assert shortest <= len(parting[0]["actions"]) <= shortest + 2, parting[0]["detail"]
+    fewest = deck - 6 * players - 1  # the shortest is this or one more
+    assert fewest <= len(parting[0]["actions"]) <= fewest + 2, parting[0]["detail"]
     assert parting[0]["mode"] == "legal"
     assert ("draw" in parting[0]["new_legal"]) and ("draw" not in parting[0]["old_legal"])
     replays = list((tmp_path / "replays").glob("*.yaml"))
     assert replays, "diff writes the parting game as a replay file"
-    assert_parts_at_the_end(replays[0], "lama", str(new))
+    assert_parts_at_the_end(replays[0], game, str(new))
