@@ -234,6 +234,206 @@ FAILURES: dict[str, type[PropertyFailure]] = {
 
 
 # ----------------------------------------------------------------- the machine
+@attrs.frozen
+class MachineConfig:
+    """What the state machine of one game checks and records: the properties, the totals
+    conservation keeps, how replay files name the spec, the coverage recorder (or None),
+    the deep checks among the properties, and the game's kind parameters and zones."""
+
+    game: Game
+    checks: frozenset[str]
+    totals: Any
+    spec_name: str
+    variants: dict[str, str]
+    recorder: Recorder | None
+    deep: frozenset[str]
+    kind_params: list[tuple[int, ...]]
+    zones: list[tuple[tuple[int, bool], ...]]
+
+    @property
+    def cov(self) -> Coverage | None:
+        return self.recorder.coverage if self.recorder is not None else None
+
+
+class GameMachineBase(RuleBasedStateMachine):
+    """The property suite's state machine for one game, without its rules: what a
+    step does and checks, configured by `cfg`. `build_machine` adds the rules (deal, take
+    an action, deal anew), whose strategies are sized by the game, in a subclass."""
+
+    cfg: MachineConfig
+    #: set by the deal rule: the actions an example avoids, the kinds it holds back, and
+    #: the zone it presses (see `build_machine`)
+    rare: list[bool]
+    held: list[bool]
+    pressure: tuple[int, bool]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state: State | None = None
+        self.enabled: frozenset[int] = frozenset()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.state!r})"
+
+    # -------------------------------------------------------- choosing an action
+    def _candidates(self, decl: int) -> list[Action]:
+        """The legal instances of a declaration, without those naming a held-back kind
+        (unless only those are legal)."""
+        cfg = self.cfg
+        choices = [a for a in self.legal if a.index == decl]
+        if len(choices) > 1 and cfg.kind_params[decl]:
+            choices = [a for a in choices if not any(self.held[a.args[j]]
+                                                     for j in cfg.kind_params[decl])] or choices
+        return choices
+
+    def _pressed(self, choices: list[Action]) -> list[Action]:
+        """The choices that leave the pressed zone emptiest (or fullest), one step ahead.
+
+        The look-ahead applies each choice with the state's own chance, untraced: it
+        only ranks the choices (one the rules cannot carry out ranks as no change).
+        """
+        cfg = self.cfg
+        assert self.state is not None
+        zone, fill = self.pressure
+        here = zone_size(self.state, cfg.zones[zone])
+        ranks = []
+        for a in choices:
+            try:
+                n = zone_size(self.state.apply(a), cfg.zones[zone])
+            except ModelError:
+                n = here
+            ranks.append(-n if fill else n)
+        best = min(ranks)
+        return [a for a, r in zip(choices, ranks, strict=True) if r == best]
+
+
+    def _deal(self, rng) -> None:
+        cfg = self.cfg
+        inner = RandomChance(rng)
+        self.chance = RecordingChance(cfg.recorder.untraced(inner) if cfg.recorder else inner)
+        self.deal_shuffles: list[list[int]] = []
+        self.actions: list[str] = []
+        self.step_shuffles: list[list[list[int]]] = []
+        self.seen: dict[int, Action] = {}
+        self.state = None
+        self.enabled = frozenset()
+        try:
+            if cfg.recorder is not None:
+                with cfg.recorder:
+                    state = cfg.game.initial_state(0, chance=self.chance)
+            else:
+                state = cfg.game.initial_state(0, chance=self.chance)
+        except ModelError as exc:
+            self.deal_shuffles = list(self.chance.outcomes)
+            self._fail([("rules_defined", f"the deal fails: {exc}")])
+            return  # rules_defined is not checked in this run: deal again
+        self.deal_shuffles = list(self.chance.outcomes)
+        if cfg.cov is not None:
+            cfg.cov.games += 1
+        problems = []
+        if "determinism" in cfg.checks:
+            self.replica = cfg.game.initial_state(0, chance=ScriptedChance(self.deal_shuffles))
+            if snapshot(self.replica) != snapshot(state):
+                problems.append(("determinism", "dealing again with the same shuffles "
+                                                "gives another state"))
+        self.rounds = RoundMeasure(cfg.game)
+        problems += self._enter(state)
+        problems += self.rounds.start(state)
+        self._fail(problems)
+
+    def _enter(self, state: State) -> list[tuple[str, str]]:
+        cfg = self.cfg
+        self.state = state
+        try:
+            self.legal = legal = state.legal_actions()
+        except ModelError as exc:  # an index out of range in a guard, say
+            self.legal, self.enabled = [], frozenset()
+            return [("rules_defined", f"the legal actions cannot be listed: {exc}")]
+        self.enabled = frozenset(a.index for a in legal)
+        for a in legal:
+            self.seen.setdefault(id(a), a)
+        return state_problems(cfg.game, state, cfg.totals, legal, observe="observation" in cfg.checks)
+
+    # -------------------------------------------------------- one action
+    def _step(self, action: Action) -> None:
+        cfg = self.cfg
+        state = self.state
+        assert state is not None
+        before = snapshot(state) if cfg.deep else None
+        mark = len(self.chance.outcomes)
+        self.actions.append(str(action))
+        self.step_shuffles.append([])
+        try:
+            if cfg.recorder is not None:
+                with cfg.recorder:
+                    nxt = state.apply(action, chance=self.chance)
+            else:
+                nxt = state.apply(action, chance=self.chance)
+        except IllegalAction as exc:
+            self._fail([("legal_move", f"{action} is listed as legal, but apply refuses "
+                                       f"it: {exc}")])
+            self.enabled = frozenset()  # not checked in this run: stuck, deal again
+            return
+        except ModelError as exc:
+            self.step_shuffles[-1] = list(self.chance.outcomes[mark:])
+            self._fail([("rules_defined", f"{action}: {exc}")])
+            self.enabled = frozenset()
+            return
+        shuffles = self.step_shuffles[-1] = list(self.chance.outcomes[mark:])
+        problems: list[tuple[str, str]] = []
+        if before is not None and snapshot(state) != before:
+            problems.append(("value_semantics",
+                             f"apply({action}) changed the state it was applied to"))
+        if "determinism" in cfg.checks:
+            problems += self._replicate(action, shuffles, nxt)
+        if "illegal_rejected" in cfg.checks:
+            other = first_illegal(self.legal, self.seen.values(), len(self.actions))
+            if other is not None:
+                problems += illegal_problems(state, other)
+        ended = nxt.is_terminal or nxt.round != state.round
+        if cfg.cov is not None:
+            cfg.cov.steps += 1
+            cfg.cov.actions[action.name] += 1
+            if ended:
+                cfg.cov.rounds += 1
+                for name in state.round_end_reasons(action, ScriptedChance(shuffles)):
+                    cfg.cov.round_ends[name] += 1
+            if nxt.is_terminal:
+                cfg.cov.finished += 1
+                for name in nxt.game_end_reasons():
+                    cfg.cov.game_ends[name] += 1
+        problems += self.rounds.step(state, action, nxt)
+        problems += self._enter(nxt)
+        self._fail(problems)
+
+    def _replicate(self, action: Action, shuffles: list[list[int]], nxt: State
+                   ) -> list[tuple[str, str]]:
+        """Replay the action from its text on the replica; it must reach the same state."""
+        cfg = self.cfg
+        try:
+            again = cfg.game.parse_action(str(action))
+            self.replica = self.replica.apply(again, chance=ScriptedChance(shuffles))
+        except model.RulespecError as exc:
+            return [("determinism", f"replaying {action} from its text fails: {exc}")]
+        if snapshot(self.replica) != snapshot(nxt):
+            return [("determinism", f"replaying the trace from the deal gives another "
+                                    f"state after {action}")]
+        return []
+
+    def _fail(self, problems: list[tuple[str, str]]) -> None:
+        cfg = self.cfg
+        for prop, message in problems:
+            if prop in cfg.checks:
+                raise FAILURES[prop](message, self.trace())
+
+    def trace(self) -> Trace:
+        cfg = self.cfg
+        return Trace(cfg.spec_name, cfg.game.players, cfg.variants,
+                     tuple(tuple(s) for s in self.deal_shuffles), tuple(self.actions),
+                     tuple(tuple(tuple(s) for s in step) for step in self.step_shuffles))
+
+
+
 def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None = None,
                   recorder: Recorder | None = None) -> type[RuleBasedStateMachine]:
     """A RuleBasedStateMachine class for `game` that checks `checks` after every step.
@@ -248,8 +448,7 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
     totals = expected_totals(game)
     spec_name = spec or game.ir.file
     variants = dict(game.ir.chosen)
-    cov = recorder.coverage if recorder is not None else None
-    deep = {"value_semantics", "determinism", "illegal_rejected"} & checks
+    deep = frozenset({"value_semantics", "determinism", "illegal_rejected"} & checks)
     n_decls = len(game.ir.actions)
     n_kinds = len(game.kind_names)
     # Per declaration, the positions of its parameters that are kinds (which card).
@@ -258,16 +457,12 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
                    for a in game.ir.actions]
     zones = zone_slots(game)
 
-    class GameMachine(RuleBasedStateMachine):
-        def __init__(self) -> None:
-            super().__init__()
-            self.state: State | None = None
-            self.enabled: frozenset[int] = frozenset()
+    config = MachineConfig(game, checks, totals, spec_name, variants, recorder, deep,
+                           kind_params, zones)
 
-        def __repr__(self) -> str:
-            return f"{type(self).__name__}({self.state!r})"
+    class GameMachine(GameMachineBase):
+        cfg = config
 
-        # -------------------------------------------------------- the rules
         @initialize(rng=st.randoms(use_true_random=False),
                     rare=st.lists(st.booleans(), min_size=n_decls, max_size=n_decls),
                     held=st.lists(st.booleans(), min_size=n_kinds, max_size=n_kinds),
@@ -310,33 +505,6 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
                 if len(choices) > 1 else choices[0]
             self._step(action)
 
-        def _candidates(self, decl: int) -> list[Action]:
-            """The legal instances of a declaration, without those naming a held-back kind
-            (unless only those are legal)."""
-            choices = [a for a in self.legal if a.index == decl]
-            if len(choices) > 1 and kind_params[decl]:
-                choices = [a for a in choices if not any(self.held[a.args[j]]
-                                                         for j in kind_params[decl])] or choices
-            return choices
-
-        def _pressed(self, choices: list[Action]) -> list[Action]:
-            """The choices that leave the pressed zone emptiest (or fullest), one step ahead.
-
-            The look-ahead applies each choice with the state's own chance, untraced: it
-            only ranks the choices (one the rules cannot carry out ranks as no change).
-            """
-            assert self.state is not None
-            zone, fill = self.pressure
-            here = zone_size(self.state, zones[zone])
-            ranks = []
-            for a in choices:
-                try:
-                    n = zone_size(self.state.apply(a), zones[zone])
-                except ModelError:
-                    n = here
-                ranks.append(-n if fill else n)
-            best = min(ranks)
-            return [a for a, r in zip(choices, ranks, strict=True) if r == best]
 
         @precondition(lambda self: self.state is None or self.state.is_terminal
                       or not self.enabled)
@@ -345,124 +513,6 @@ def build_machine(game: Game, checks: Iterable[str] = CHECKS, spec: str | None =
             """The game is over (or stuck, where a property not checked here failed): deal anew."""
             self._deal(rng)
 
-        def _deal(self, rng) -> None:
-            inner = RandomChance(rng)
-            self.chance = RecordingChance(recorder.untraced(inner) if recorder else inner)
-            self.deal_shuffles: list[list[int]] = []
-            self.actions: list[str] = []
-            self.step_shuffles: list[list[list[int]]] = []
-            self.seen: dict[int, Action] = {}
-            self.state = None
-            self.enabled = frozenset()
-            try:
-                if recorder is not None:
-                    with recorder:
-                        state = game.initial_state(0, chance=self.chance)
-                else:
-                    state = game.initial_state(0, chance=self.chance)
-            except ModelError as exc:
-                self.deal_shuffles = list(self.chance.outcomes)
-                self._fail([("rules_defined", f"the deal fails: {exc}")])
-                return  # rules_defined is not checked in this run: deal again
-            self.deal_shuffles = list(self.chance.outcomes)
-            if cov is not None:
-                cov.games += 1
-            problems = []
-            if "determinism" in checks:
-                self.replica = game.initial_state(0, chance=ScriptedChance(self.deal_shuffles))
-                if snapshot(self.replica) != snapshot(state):
-                    problems.append(("determinism", "dealing again with the same shuffles "
-                                                    "gives another state"))
-            self.rounds = RoundMeasure(game)
-            problems += self._enter(state)
-            problems += self.rounds.start(state)
-            self._fail(problems)
-
-        def _enter(self, state: State) -> list[tuple[str, str]]:
-            self.state = state
-            try:
-                self.legal = legal = state.legal_actions()
-            except ModelError as exc:  # an index out of range in a guard, say
-                self.legal, self.enabled = [], frozenset()
-                return [("rules_defined", f"the legal actions cannot be listed: {exc}")]
-            self.enabled = frozenset(a.index for a in legal)
-            for a in legal:
-                self.seen.setdefault(id(a), a)
-            return state_problems(game, state, totals, legal, observe="observation" in checks)
-
-        # -------------------------------------------------------- one action
-        def _step(self, action: Action) -> None:
-            state = self.state
-            assert state is not None
-            before = snapshot(state) if deep else None
-            mark = len(self.chance.outcomes)
-            self.actions.append(str(action))
-            self.step_shuffles.append([])
-            try:
-                if recorder is not None:
-                    with recorder:
-                        nxt = state.apply(action, chance=self.chance)
-                else:
-                    nxt = state.apply(action, chance=self.chance)
-            except IllegalAction as exc:
-                self._fail([("legal_move", f"{action} is listed as legal, but apply refuses "
-                                           f"it: {exc}")])
-                self.enabled = frozenset()  # not checked in this run: stuck, deal again
-                return
-            except ModelError as exc:
-                self.step_shuffles[-1] = list(self.chance.outcomes[mark:])
-                self._fail([("rules_defined", f"{action}: {exc}")])
-                self.enabled = frozenset()
-                return
-            shuffles = self.step_shuffles[-1] = list(self.chance.outcomes[mark:])
-            problems: list[tuple[str, str]] = []
-            if before is not None and snapshot(state) != before:
-                problems.append(("value_semantics",
-                                 f"apply({action}) changed the state it was applied to"))
-            if "determinism" in checks:
-                problems += self._replicate(action, shuffles, nxt)
-            if "illegal_rejected" in checks:
-                other = first_illegal(self.legal, self.seen.values(), len(self.actions))
-                if other is not None:
-                    problems += illegal_problems(state, other)
-            ended = nxt.is_terminal or nxt.round != state.round
-            if cov is not None:
-                cov.steps += 1
-                cov.actions[action.name] += 1
-                if ended:
-                    cov.rounds += 1
-                    for name in state.round_end_reasons(action, ScriptedChance(shuffles)):
-                        cov.round_ends[name] += 1
-                if nxt.is_terminal:
-                    cov.finished += 1
-                    for name in nxt.game_end_reasons():
-                        cov.game_ends[name] += 1
-            problems += self.rounds.step(state, action, nxt)
-            problems += self._enter(nxt)
-            self._fail(problems)
-
-        def _replicate(self, action: Action, shuffles: list[list[int]], nxt: State
-                       ) -> list[tuple[str, str]]:
-            """Replay the action from its text on the replica; it must reach the same state."""
-            try:
-                again = game.parse_action(str(action))
-                self.replica = self.replica.apply(again, chance=ScriptedChance(shuffles))
-            except model.RulespecError as exc:
-                return [("determinism", f"replaying {action} from its text fails: {exc}")]
-            if snapshot(self.replica) != snapshot(nxt):
-                return [("determinism", f"replaying the trace from the deal gives another "
-                                        f"state after {action}")]
-            return []
-
-        def _fail(self, problems: list[tuple[str, str]]) -> None:
-            for prop, message in problems:
-                if prop in checks:
-                    raise FAILURES[prop](message, self.trace())
-
-        def trace(self) -> Trace:
-            return Trace(spec_name, game.players, variants,
-                         tuple(tuple(s) for s in self.deal_shuffles), tuple(self.actions),
-                         tuple(tuple(tuple(s) for s in step) for step in self.step_shuffles))
 
     key = re.sub(r"\W", "_", f"{game.id}_{game.players}p_" + "_".join(
         f"{a}_{v}" for a, v in sorted(variants.items())))
