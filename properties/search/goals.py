@@ -7,14 +7,15 @@ Two searches, both within a budget of states (every state a step produces counts
   kind of action while it is legal: everyone quits at once, one player goes out), a few
   seeded random playouts of the round, a depth-first walk (the ends only a long round
   reaches) and a breadth-first one (its first actions);
-  the deal after the round is a choice among `space.DEALS`. The next round start to
-  expand is the one the goal's distance puts nearest. A game cycle is a round start the
+  the deal after the round is a choice among `ROUND_DEALS`. The next round start to
+  expand is the one the goal's distance puts nearest; a game-cycle search lets its
+  rounds take more states after a quarter of its budget (`WIDENING`). A game cycle is a round start the
   path has been at (`game_cycle`); a supply running short is a step the query's own
   check confirms (`shortage`), directed toward the scarcest shared supply.
 - **Within a round** (`round_cycle`): best-first over the states of one round, toward
-  emptier shared piles (a cycle cannot draw from a pile that nothing refills) and then
-  toward the state nearest one of its recent ancestors; a round cycle is a state the
-  path has been at.
+  emptier piles that no player holds (a cycle cannot draw from a pile that nothing
+  refills) and then toward the state nearest one of its recent ancestors; a round cycle
+  is a state the path has been at.
 
 The distances come from the state's layout (zones as counts, piles by length, variables
 by value), never from a game's names.
