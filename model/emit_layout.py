@@ -11,7 +11,7 @@ import attrs
 
 from . import ir
 from .errors import InternalError
-from .limits import IDENTIFIER, RENAMED_LOCAL
+from .limits import IDENTIFIER, RENAMED_LOCAL, SEAT_LOCAL
 
 BUILTIN_VAR_SLOTS = {"active": 0, "round": 1, "last_actor": 2}
 
@@ -29,8 +29,9 @@ def global_name(prefix: str, *names: str) -> str:
 
 def local(name: str) -> str:
     """The Python name of a spec's local name (an action parameter, a loop variable), or of
-    a loop variable the loader renamed so that it captures nothing (`q__1`)."""
-    if RENAMED_LOCAL.fullmatch(name):
+    a loop variable the loader renamed so that it captures nothing (`q__1`), or of one
+    seat's parameter of a joint action (`card__seat2`)."""
+    if RENAMED_LOCAL.fullmatch(name) or SEAT_LOCAL.fullmatch(name):
         return "l_" + name
     return global_name("l_", name)
 

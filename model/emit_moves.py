@@ -188,14 +188,15 @@ class MovesEmitter(StmtEmitter):
             self.emit(f"out.append(make({i}, ({args})))", depth)
 
     def _legal_loops(self, i: int, a: ir.ActionDecl, guard: ir.Expr | None, depth: int) -> None:
-        for p, dom in a.params:
+        for j, (p, dom) in enumerate(a.params):
             dom = fold(dom)
             if (isinstance(dom, ir.Call) and dom.fn == "kinds"
                     and self.zone_decl(dom.args[0]).order == "bag"):
                 holds = self.zone_decl(dom.args[0]).holds
-                self.emit(f"_b = {self._ex(dom.args[0])}", depth)
+                bag = "_b" if j == 0 else f"_b{j}"  # one per loop: an inner one would clobber it
+                self.emit(f"{bag} = {self._ex(dom.args[0])}", depth)
                 self.emit(f"for {local(p)} in {holds.upper()}:", depth)
-                self.emit(f"if not _b[{local(p)}]: continue", depth + 1)
+                self.emit(f"if not {bag}[{local(p)}]: continue", depth + 1)
             else:
                 self.emit(f"for {local(p)} in {self._ex(dom)}:", depth)
             depth += 1

@@ -167,8 +167,7 @@ def binding_name(name: str, env: Mapping[str, ir.Expr], rename_shadowing: bool =
     `q__1`, that no spec name can be (spec names never hold `__`). With
     `rename_shadowing` (a `for:` loop of the effects, a Python `for` statement, which
     would overwrite an outer local of the same name) a name already bound is renamed too.
-    Elsewhere the name stays as written, so the IR of a spec without such a clash is
-    unchanged.
+    Elsewhere the name stays as written, so the IR of a spec without such a clash is unchanged.
     """
     taken: set[str] = set()
     for key, value in env.items():
@@ -541,8 +540,9 @@ class ExprParser:
             return ir.Builtin(name, s.builtins[name])
         if name in s.defs and not s.defs[name].params:
             return self._expand(node, s.defs[name], [], env)
-        raise self._err(node, f"unknown name {name!r}; known names are params, vars, zones, "
-                              "defs, action parameters and: " + ", ".join(sorted(s.builtins)))
+        raise self._err(node, f"unknown name {name!r}; " + (_CHOOSER if name == "chooser" else
+                        "known names are params, vars, zones, defs, action parameters and: "
+                        + ", ".join(sorted(s.builtins))))
 
     def _attribute(self, node: ast.AST, obj: ast.AST, attr: str, env: dict[str, Any]) -> ir.Expr:
         if attr.startswith("_"):
@@ -874,6 +874,7 @@ class ExprParser:
         return ir.Const(z.name, Type("family", ref=z.name))
 
 
+_CHOOSER = "chooser is the choosing seat only in an action with simultaneous: true"
 _ARITHMETIC = ", ".join(_BIN.values()) + " (whole numbers only: // divides)"
 _CHAIN_TOO_LONG = (f"this expression chains more than {MAX_EXPR_CHAIN} operations of one "
                    "level (such as a + b + ...) (max_expr_chain)")
@@ -892,9 +893,8 @@ _EFFECT_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]]
 
 
 def _describe(node: ast.AST) -> str:
-    names = {ast.Lambda: "a lambda", ast.Dict: "a dict", ast.Set: "a set",
+    names = {ast.Lambda: "a lambda", ast.Dict: "a dict", ast.Set: "a set", ast.Await: "await",
              ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension",
-             ast.GeneratorExp: "a bare generator", ast.Await: "await", ast.Starred: "a star",
-             ast.JoinedStr: "an f-string", ast.NamedExpr: ":=", ast.Slice: "a slice",
-             ast.Subscript: "this subscript"}
+             ast.GeneratorExp: "a bare generator", ast.Starred: "a star", ast.Slice: "a slice",
+             ast.JoinedStr: "an f-string", ast.NamedExpr: ":=", ast.Subscript: "this subscript"}
     return names.get(type(node), f"{type(node).__name__}")

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from . import codegen, ir, situation
+from . import codegen, ir, joint, situation
 from .chance import Chance, SeededChance, canonical_order
 from .errors import IllegalAction, InternalError, ModelError, SpecError, Where
 from .fold import fold
@@ -49,6 +49,27 @@ class Action:
     def __str__(self) -> str:
         decl = self.game.ir.actions[self.index]
         return decl.say.format(**{k: str(v) for k, v in self.named_args().items()})
+
+    @property
+    def is_joint(self) -> bool:
+        """A joint action (`simultaneous: true`): every seat chose a part of it at once."""
+        return bool(self.game.ir.actions[self.index].joint)
+
+    def component(self, seat: int) -> tuple[Any, ...]:
+        """What seat `seat` chose in a joint action: its arguments (kinds as indices), in
+        the order of the spec's `params`. ValueError for an action that is not joint."""
+        decl = self.game.ir.actions[self.index]
+        if not decl.joint:
+            raise ValueError(f"{self} is not a joint action: the player to act chose it alone")
+        return joint.component(decl, self.args, seat)
+
+    def component_text(self, seat: int) -> str:
+        """Seat `seat`'s part of a joint action's text (`lay c7`), as its `say` reads."""
+        decl = self.game.ir.actions[self.index]
+        self.component(seat)  # a joint action, and a seat it has
+        named = self.named_args()
+        mine = (decl.params[i][0] for i in decl.joint[seat])
+        return decl.say.split(joint.SEPARATOR)[seat].format(**{p: str(named[p]) for p in mine})
 
     def __repr__(self) -> str:
         return f"Action({str(self)!r})"

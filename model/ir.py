@@ -298,6 +298,9 @@ class ActionDecl:
     effects: tuple[Stmt, ...]
     cite: tuple[str, ...]
     where: Where = attrs.field(eq=False)
+    #: a joint action (`simultaneous: true`, model.joint): per seat, the indices in `params`
+    #: of what that seat chooses; empty for an action the player to act takes alone
+    joint: tuple[tuple[int, ...], ...] = ()
 
 
 @attrs.frozen

@@ -25,6 +25,9 @@ IDENTIFIER = re.compile(r"[A-Za-z](?:_?[A-Za-z0-9])*")
 #: (`expr.binding_name`): a spec identifier, `__` and a number. No spec name holds `__`,
 #: so it is distinct from every name a spec declares.
 RENAMED_LOCAL = re.compile(rf"(?:{IDENTIFIER.pattern})__[1-9][0-9]*")
+#: A joint action's parameter for one seat (`model.joint`): a spec identifier, `__seat` and
+#: the seat. Neither a spec name nor a renamed loop variable can be one.
+SEAT_LOCAL = re.compile(rf"(?:{IDENTIFIER.pattern})__seat(?:0|[1-9][0-9]?)")
 #: A kind's name (`"1"`, `joker`, `2/3`, `+4`): text, never a Python name.
 KIND_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_/+-]*")
 
@@ -54,6 +57,9 @@ MAX_ZONE_SLOTS = 1_000           # zones, counting each player's (or member's) o
 MAX_VAR_SLOTS = 1_000            # variables, counted the same way
 MAX_ACTIONS = 200
 MAX_ACTION_PARAMS = 4
+MAX_JOINT_PARAMS = 16            # parameters of a joint action expanded: seats x parameters
+MAX_JOINT_ACTIONS = 100_000      # a joint action's legal actions, the product of the seats'
+#                                  choices, as bounded from the spec
 
 # --------------------------------------------------------------------- loops
 MAX_REPEAT = 1_000               # a `repeat` count

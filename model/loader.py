@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from .constant import const_eval
 from .errors import SpecError, Where
 from .expr import Def, ExprParser, Scope
 from .fold import fold
+from .joint import JointReader
 from .kinds import KindsReader
 from .limits import (
     MAX_ACTION_PARAMS,
@@ -129,7 +130,7 @@ def parse_condition(spec: str | Path, text: str, *, players: int,
     return parser.expression(text, None, BOOL)
 
 
-class _Loader(ReadingsReader, KindsReader, EffectsReader):
+class _Loader(ReadingsReader, KindsReader, EffectsReader, JointReader):
     """Reads a whole spec, for one player count and choice of variants, into its IR."""
 
     # ------------------------------------------------------------------ build
@@ -225,6 +226,7 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                                if isinstance(g["score"], dict) else "score"),
             clarifications=self.clarifications(ambiguities),
         )
+        self.check_joint(game)
         problem = work.too_much(game, self.work_defs(), self.work_places(game))
         if problem is not None:
             where, message = problem
@@ -485,11 +487,24 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
         path = ("actions", name)
         self.ident(path, name, "an action's name", False)
         cite = self.check_cites((*path, "cite"), a["cite"])
-        env: dict[str, ir.Expr] = {}
-        params = []
         if len(a.get("params", {})) > MAX_ACTION_PARAMS:
             raise self.err((*path, "params"), over("max_action_params", f"the number of "
                                                    f"parameters of {name}", len(a["params"])))
+        if a.get("simultaneous"):  # every seat chooses at once (model.joint)
+            return self.joint_action(name, a, cite)
+        env: dict[str, ir.Expr] = {}
+        params = self.action_params(path, a, env)
+        self.check_say((*path, "say"), a["say"], name, env)
+        when = self.expr((*path, "when"), a["when"], BOOL, env)
+        effects = self.effects((*path, "effects"), a["effects"], env)
+        return ir.ActionDecl(name, a["say"], tuple(params), when, effects, cite,
+                             self.doc.where(path))
+
+    def action_params(self, path: PathKey, a: dict[str, Any], env: dict[str, ir.Expr],
+                      rename: Callable[[str], str] | None = None) -> list[tuple[str, ir.Expr]]:
+        """An action's parameters with their domains, each bound in `env` as it is read (a
+        later domain may read an earlier parameter); `rename`: the IR's name for one."""
+        params = []
         for pname, domain in a.get("params", {}).items():
             ppath = (*path, "params", pname)
             self.ident(ppath, pname, "a parameter's name")
@@ -498,15 +513,12 @@ class _Loader(ReadingsReader, KindsReader, EffectsReader):
                 dom = ir.Call("kinds", (dom,), list_of(KIND))
             if dom.type.name != "list":
                 raise self.err(ppath, f"a parameter's domain is a list or a zone, found {dom.type}")
-            params.append((pname, dom))
-            env[pname] = ir.Local(pname, dom.type.of or Type("any"))
-        self.check_say((*path, "say"), a["say"], name, env)
-        when = self.expr((*path, "when"), a["when"], BOOL, env)
-        effects = self.effects((*path, "effects"), a["effects"], env)
-        return ir.ActionDecl(name, a["say"], tuple(params), when, effects, cite,
-                             self.doc.where(path))
+            local = rename(pname) if rename is not None else pname
+            params.append((local, dom))
+            env[pname] = ir.Local(local, dom.type.of or Type("any"))
+        return params
 
-    def check_say(self, path: PathKey, say: str, name: str, env: dict[str, ir.Expr]) -> None:
+    def check_say(self, path: PathKey, say: str, name: str, env: Mapping[str, Any]) -> None:
         """`say` shows every parameter, as plain `{name}` fields and nothing else."""
         try:
             parts = list(string.Formatter().parse(say))

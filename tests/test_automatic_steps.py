@@ -1,8 +1,8 @@
 """Automatic steps (docs/spec-language.md#automatic-steps): engine work nobody decides runs
 inside the step of the action that sets it off, in both back ends, and is not counted as
-anyone's action; with hidden commitments they make a simultaneous choice
-(#simultaneous-choice). spec/unveil.yaml lays cards face down in turn and places
-them on the row lowest first by automatic steps."""
+anyone's action. spec/unveil.yaml lays every player's card face down at once (a joint
+action, #simultaneous-choice) and places them on the row lowest first by automatic
+steps, in the same step."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ RANK = {f"c{n}": n for n in range(1, 13)}
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: int) -> None:
+def test_every_turn_is_one_joint_step_that_places_every_card_lowest_first(players: int
+                                                                         ) -> None:
     game = model.load(UNVEIL, players=players)
     assert [a.name for a in game.ir.actions] == ["lay"]  # the steps are not actions
     rng = random.Random(players)
@@ -29,36 +30,35 @@ def test_the_last_lay_places_every_card_lowest_first_within_its_step(players: in
         state, taken = game.initial_state(seed), 0
         while not state.is_terminal:
             legal = state.legal_actions()
-            assert {a.name for a in legal} == {"lay"}
+            assert {a.name for a in legal} == {"lay"} and all(a.is_joint for a in legal)
             before = state.to_dict()
-            state = state.apply(legal[rng.randrange(len(legal))])
+            action = legal[rng.randrange(len(legal))]
+            state = state.apply(action)
             taken += 1
             after = state.to_dict()
-            laid = [p for p in range(players) if before["zones"]["chosen"][p]]
-            if len(laid) < players - 1:
-                assert after["zones"]["row"] == before["zones"]["row"]  # nothing placed yet
-                continue
-            # the last to lay: in the same step all are turned up and placed, lowest first
+            # in the same step every seat lays, and all are turned up and placed, lowest first
             placed = after["zones"]["row"][len(before["zones"]["row"]):]
+            laid = [game.kind_names[action.component(s)[0]] for s in range(players)]
+            assert sorted(placed) == sorted(laid)
             assert len(placed) == players and placed == sorted(placed, key=RANK.__getitem__)
             assert after["vars"]["phase"] == "choose"
-            assert not any(after["zones"]["chosen"]) or state.is_terminal
-        assert taken == 3 * players  # each player's three decisions, nothing else
+            assert not any(after["zones"]["chosen"])
+        assert taken == 3  # one decision a turn, three turns: nothing else is an action
 
 
-def test_a_card_laid_face_down_is_seen_by_nobody_else_until_it_is_turned_up() -> None:
+def test_each_seat_lays_from_its_own_hand_whatever_the_others_hold() -> None:
     game = model.load(UNVEIL, players=3)
-    chosen = game.layout.zone_base["chosen"]
     state = game.initial_state(0)
-    first = state.legal_actions()[0]
-    state = state.apply(first)  # seat 0 lays a card
-    for seat in (1, 2):
-        assert state.observation(seat).zones[chosen] == model.Hidden(count=1, top=None)
-    assert state.observation(0).zones[chosen] != model.Hidden(count=1, top=None)
-    # the next chooser's options are the same whatever seat 0 laid
-    other = next(a for a in game.initial_state(0).legal_actions() if a != first)
-    assert ([str(a) for a in state.legal_actions()] ==
-            [str(a) for a in game.initial_state(0).apply(other).legal_actions()])
+    legal = state.legal_actions()
+    hands = state.to_dict()["zones"]["hand"]
+    for seat in range(3):
+        mine = {a.component_text(seat) for a in legal}
+        assert mine == {f"lay {card}" for card in hands[seat]}
+        # a state that looks the same to the seat (the others' hands dealt anew) offers it
+        # the same part, though the joint actions differ
+        other = state.redeal(seat, random.Random(seat))
+        assert {a.component_text(seat) for a in other.legal_actions()} == mine
+    assert len(legal) == 27  # the product of the seats' three cards each
 
 
 def test_check_decides_every_row_of_a_game_with_automatic_steps(tmp_path: Path) -> None:
@@ -84,12 +84,11 @@ def test_automatic_steps_that_never_stop_are_an_error_at_their_line(tmp_path: Pa
         (UNVEIL.parent / "rulebooks" / "unveil.en.txt").read_text(encoding="utf-8"))
     game = model.load(spec, players=2)
     state = game.initial_state(0)
-    state = state.apply(state.legal_actions()[0])
     # the loop is the automatic steps' list: its first line
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("automatic:")) + 1
     with pytest.raises(model.ModelError, match=f"loop at spec line {line} ran more than its "
                                                "max of 6 times"):
-        state.apply(state.legal_actions()[0])
+        state.apply(state.legal_actions()[0])  # the joint lay sets the steps off
 
 
 NINE = "automatic:\n" + "".join(f"  - {{name: s{i}, when: 'False', max: 1, effects: [], "

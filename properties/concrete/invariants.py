@@ -28,7 +28,8 @@ PROPERTIES = {
     "determinism": "the same seed and choices give the same states",
     "illegal_rejected": "an illegal action raises IllegalAction and changes nothing",
     "observation": "the player to act has the same legal actions in every state that looks "
-                   "the same to them (a choice never depends on what they cannot see)",
+                   "the same to them, and each seat its part of a joint action (a choice "
+                   "never depends on what the chooser cannot see)",
 }
 
 #: How many other states, with the same observation for the player to act, each checked
@@ -115,37 +116,56 @@ def state_problems(game: Game, state: State, totals: list[int] | None = None,
 
 
 def observation_problems(game: Game, state: State, legal: list[Action]) -> list[Problem]:
-    """The player to act must have the legal actions `legal` in each of `REDEALS` states
-    that look the same to them (`State.redeal`, seeded by the state's step, so a replay
-    checks the same states). A spec whose guard or parameter list reads a zone hidden from
-    the chooser fails, naming the actions that differ and the zones dealt otherwise."""
-    p = state.active_player
-    seen = game.observer(p)
-    if not seen.blind:
-        return []
+    """Each seat that chooses must have the same choices in each of `REDEALS` states that
+    look the same to it (`State.redeal`, seeded by the state's step, so a replay checks the
+    same states). The player to act chooses the ordinary actions of `legal`; in a joint
+    action (`simultaneous: true`) every seat chooses its own part (`Action.component`), so
+    each seat's parts are compared against that seat's own observation, the other seats'
+    parts left out. A spec whose guard or parameter list reads a zone hidden from the
+    chooser fails, naming the choices that differ and the zones dealt otherwise."""
+    seats = [state.active_player]
+    if any(a.is_joint for a in legal):
+        seats += [s for s in range(game.players) if s != state.active_player]
     rng = random.Random(f"rulespec observation check {state.step}")
-    for _ in range(REDEALS):
-        other = state.redeal(p, rng)
-        try:
-            theirs = other.legal_actions()
-        except ModelError as exc:
-            dealt = _dealt_otherwise(game, state, other)
-            return [("observation", f"player {p}'s legal actions cannot be listed in a state "
-                                    f"that looks the same to them ({dealt} dealt otherwise): "
-                                    f"{exc}")]
-        if theirs != legal:
-            dealt = _dealt_otherwise(game, state, other)
-            gained = [str(a) for a in theirs if a not in legal]
-            lost = [str(a) for a in legal if a not in theirs]
-            what = "; ".join(x for x in (
-                f"{', '.join(gained)} becomes legal" if gained else "",
-                f"{', '.join(lost)} is no longer legal" if lost else "",
-                "the order differs" if not gained and not lost else "") if x)
-            return [("observation", f"player {p}'s legal actions depend on what they cannot "
-                                    f"see: with {dealt} dealt otherwise (the same for them), "
-                                    f"{what}; a guard or a parameter list reads a zone "
-                                    "hidden from the player to act")]
+    for p in seats:
+        if not game.observer(p).blind:
+            continue
+        mine = _choices(legal, p, state.active_player)
+        for _ in range(REDEALS):
+            other = state.redeal(p, rng)
+            try:
+                theirs = _choices(other.legal_actions(), p, state.active_player)
+            except ModelError as exc:
+                dealt = _dealt_otherwise(game, state, other)
+                return [("observation", f"player {p}'s legal actions cannot be listed in a "
+                                        f"state that looks the same to them ({dealt} dealt "
+                                        f"otherwise): {exc}")]
+            if theirs != mine:
+                dealt = _dealt_otherwise(game, state, other)
+                gained = [text for text in theirs if text not in mine]
+                lost = [text for text in mine if text not in theirs]
+                what = "; ".join(x for x in (
+                    f"{', '.join(gained)} becomes legal" if gained else "",
+                    f"{', '.join(lost)} is no longer legal" if lost else "",
+                    "the order differs" if not gained and not lost else "") if x)
+                return [("observation", f"player {p}'s legal actions depend on what they cannot "
+                                        f"see: with {dealt} dealt otherwise (the same for "
+                                        f"them), {what}; a guard or a parameter list reads a "
+                                        "zone hidden from the player who chooses")]
     return []
+
+
+def _choices(legal: list[Action], seat: int, active: int) -> list[str]:
+    """What `seat` chooses among `legal`, in order and each once: the ordinary actions if
+    it is the player to act, and its own part of each joint action (`lay c3`, as part of
+    `lay c3 | ...`)."""
+    out: dict[str, None] = {}
+    for a in legal:
+        if a.is_joint:
+            out[f"{a.component_text(seat)} (seat {seat}'s part of {a.name})"] = None
+        elif seat == active:
+            out[str(a)] = None
+    return list(out)
 
 
 def _dealt_otherwise(game: Game, state: State, other: State) -> str:
