@@ -14,7 +14,7 @@ from model import ir
 from .execute import Exec
 from .expressions import Ctx, Hidden
 from .state import Enc, SymState, ZoneRef
-from .terms import AND, EQ, NOT, OR, as_int
+from .terms import AND, EQ, NOT, OR, Unsupported, as_int
 
 #: Items remembered below each start pile's top before set-up (its order is known: kinds
 #: in declaration order). Two suffice for a rule that draws before any shuffle; more make
@@ -67,7 +67,10 @@ class Machine:
             st = self.enc.fresh_state("shape")
             out = []
             for ai, a in enumerate(self.g.actions):
-                shapes = self._slots(a, st) if self.split_params or not a.params else [None]
+                # a joint action stays one instance per actor even when parameters are split:
+                # its instances would be the product of the seats' choices (`joint_part`)
+                shapes = ([None] if a.joint and a.params else self._slots(a, st)
+                          if self.split_params or not a.params else [None])
                 for slots in shapes:
                     if not self.split_actor:
                         out.append(Alt(ai, slots, None))
@@ -105,8 +108,10 @@ class Machine:
         disabled part at once, its arguments from there on None."""
         enc = self.enc
         ctx = Ctx(tag, hidden) if ctx is None else ctx
-        ex = Exec(enc, ctx)
         a = self.g.actions[alt.action]
+        if a.joint and alt.slots is None and self.split_params and not effects:
+            return self.joint_part(st, alt, ctx)
+        ex = Exec(enc, ctx)
         pre = st.copy()
         present = [NOT(st.term)]
         actor = st.V["active"][0]
@@ -147,6 +152,76 @@ class Machine:
         post.V["last_actor"] = (actor,)
         args = tuple(env[name] for name, _ in a.params)
         return StepPart(alt, enabled, guard_ok, args, post, ctx)
+
+    def joint_part(self, st: SymState, alt: Alt, ctx: Ctx) -> StepPart:
+        """Whether some joint action (`ir.ActionDecl.joint`) of `alt` is enabled, for the
+        queries that split parameters to ask that no action is: each seat's choices read
+        only its own parameters, so some joint action is enabled exactly when the guard's
+        shared conjuncts hold and every seat has an enabled choice. One disjunction per
+        seat over its own parameter values, instead of one instance per joint action (the
+        product of the seats' choices). The arguments are unknown (None)."""
+        a = self.g.actions[alt.action]
+        ex = Exec(self.enc, ctx)
+        pre = st.copy()
+        present = [NOT(st.term)]
+        if alt.actor is not None:
+            pre.V["active"] = (alt.actor,)
+            present.append(EQ(st.V["active"][0], alt.actor))
+        seat_of = {a.params[i][0]: s for s, idx in enumerate(a.joint) for i in idx}
+        when = a.when
+        conj = list(when.values) if isinstance(when, ir.BoolOp) and when.op == "and" else [when]
+        shared: list[ir.Expr] = []
+        own: list[list[ir.Expr]] = [[] for _ in a.joint]
+        for c in conj:
+            seats = {seat_of[n] for n in ir.free_locals(c) if n in seat_of}
+            if len(seats) > 1:  # the loader reads each seat's condition apart: never
+                raise Unsupported(f"a conjunct of {a.name}'s condition reads several seats")
+            (own[seats.pop()] if seats else shared).append(c)
+        base: Any = True
+        if shared:
+            with ctx.under(AND(*present)):
+                base = ex.truth(ex.ev(_all(shared), pre, {}))
+        every = []
+        for s, idx in enumerate(a.joint):
+            combos: list[tuple[tuple[Any, ...], dict[str, Any]]] = [((), {})]
+            for i in idx:
+                name, dom = a.params[i]
+                new = []
+                for conds, env in combos:
+                    with ctx.under(AND(*present, *conds)):
+                        lst = ex.ev(dom, pre, env)
+                        if isinstance(lst, ZoneRef):
+                            lst = ex.zone_kinds(pre, lst)
+                    new += [((*conds, q), {**env, name: v}) for q, v in lst.items if q is not False]
+                combos = new
+            options = []
+            for conds, env in combos:
+                ok: Any = True
+                if own[s]:
+                    with ctx.under(AND(*present, base, *conds)):
+                        ok = ex.truth(ex.ev(_all(own[s]), pre, env))
+                options.append(AND(*conds, ok))
+            every.append(OR(*options))
+        return StepPart(alt, AND(*present, base, *every), ctx.defined(),
+                        (None,) * len(a.params), pre, ctx)
+
+    def concrete_alts(self, st: SymState, alt: Alt) -> list[Alt]:
+        """The instances of a joint action's `alt` in the concrete state `st`: one per
+        combination of parameter values present there (each parameter's domain read with
+        the values before it), the product of the seats' choices, for the agreement check."""
+        a = self.g.actions[alt.action]
+        ex = Exec(self.enc, Ctx("concrete"))
+        combos: list[tuple[tuple[int, ...], dict[str, Any]]] = [((), {})]
+        for name, dom in a.params:
+            new = []
+            for slots, env in combos:
+                lst = ex.ev(dom, st, env)
+                if isinstance(lst, ZoneRef):
+                    lst = ex.zone_kinds(st, lst)
+                new += [((*slots, pos), {**env, name: v}) for pos, (q, v) in enumerate(lst.items)
+                        if q is not False]
+            combos = new
+        return [Alt(alt.action, slots, alt.actor) for slots, _ in combos]
 
     def round_part(self, st: SymState, ctx: Ctx) -> tuple[SymState, Any, Any]:
         """Round end, scoring, game end and the next round's start, after an action.
@@ -248,3 +323,8 @@ class Machine:
         if self.g.game_measure is None:
             return None
         return self.value(self.g.game_measure, st, ctx)
+
+
+def _all(parts: Sequence[ir.Expr]) -> ir.Expr:
+    """The conjunction of `parts` as one expression."""
+    return parts[0] if len(parts) == 1 else ir.BoolOp("and", tuple(parts), parts[0].type)

@@ -81,10 +81,16 @@ def z3_step(game: model.Game, M: Machine, state: model.State, action: model.Acti
     chosen = None
     active = pre.V["active"][0]
     domains: dict = {}
+    todo = []
     for n, alt in enumerate(alts or M.alts()):
         if alt.actor is not None and alt.actor != active:
             continue  # its guard asks that another player act: not built, as it is disabled
-        part = M.action_part(pre, alt, f"t{n}", domains=domains)
+        if alt.slots is None and game.ir.actions[alt.action].joint:  # one per joint action
+            todo += [(f"t{n}.{m}", one) for m, one in enumerate(M.concrete_alts(pre, alt))]
+        else:
+            todo.append((f"t{n}", alt))
+    for tag, alt in todo:
+        part = M.action_part(pre, alt, tag, domains=domains)
         if part.enabled is False:
             continue
         if part.enabled is not True or not all(isinstance(x, int) for x in part.args):
