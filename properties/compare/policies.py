@@ -19,7 +19,15 @@ Two policies that need no game-specific code:
   same to them (`Observer.redeal`: the hidden items dealt anew among the places they
   cannot see, from a stream of its own), never on the real hands and stock. An action
   that the drawn state cannot carry out (the rules read what the player cannot see, which
-  the property `observation` reports) ranks last.
+  the property `observation` reports) ranks last. In a joint action (`simultaneous: true`)
+  every seat chooses its own part so (`Greedy.joint_choice`): it imagines the state from
+  its own observation, draws the others' parts at random from a joint action legal
+  there, and takes the part of its choices that leaves its own score best.
+
+The random policy takes each legal action with the same chance. A joint action's legal
+instances are the product of the seats' choices (each seat's condition reads only its
+own parameters), so each seat's part is uniform over its own choices, drawn independently
+of the others' parts and of what it cannot see.
 
 Every game is seeded by its seed alone: the deal and shuffles by the model's
 `SeededChance` (canonical by kind name), the policy's choices by a stream derived from
@@ -40,7 +48,8 @@ from model.game import _new_state  # the State of in-place values, as random_pla
 POLICIES = ("random", "greedy")
 #: What the policies are, as a number stored beside statistics they played (the FAQ's):
 #: statistics of another version are played again. 1: greedy saw every hand; 2: greedy
-#: chooses from what the player sees.
+#: chooses from what the player sees (joint actions, each seat choosing its part, came
+#: later without a new number: no statistics played before had one).
 VERSION = 2
 
 
@@ -121,37 +130,98 @@ class Greedy:
         # `score.provisional: scoring`: every action judged as if the round ended after it
         self.as_scored = game.ir.score_provisional == "scoring"
         self.observers = [game.observer(p) for p in range(game.players)]
+        self.game, self.legal, self.make = game, ns["legal"], game.action
 
     def choose(self, Z: list[list[int]], V: list, options: list[model.Action],
                pick: Callable[[int], int], imagine: random.Random, look_ahead: Chance
                ) -> model.Action:
         """The option to take among several: `imagine` redeals what the actor cannot see,
         `look_ahead` is the chance of tried shuffles, `pick` breaks ties."""
-        round_end, scoring, score, sign = self.round_end, self.scoring, self.score, self.sign
-        as_scored = self.as_scored
+        if any(o.is_joint for o in options):  # each seat chooses its part by its own view
+            joint: dict[int, list[model.Action]] = {}
+            for o in options:
+                if o.is_joint:
+                    joint.setdefault(o.index, []).append(o)
+            built = {i: self.joint_choice(Z, V, i, js, imagine, look_ahead)
+                     for i, js in joint.items()}
+            options = [built.get(o.index, o) if o.is_joint else o for o in options
+                       if not o.is_joint or o is joint[o.index][0]]
+            if len(options) == 1:
+                return options[0]
         actor = V[0]
-        best: list = []
-        top = None
         seen = self.observers[actor]
         Zs = seen.redeal(Z, imagine) if seen.blind else Z  # only what the actor sees
-        for option in options:
+        best = [options[i] for i in self.best(Z, Zs, V, [(o.index, o.args) for o in options],
+                                              actor, look_ahead)]
+        return best[pick(len(best))] if len(best) > 1 else best[0]
+
+    def best(self, Z: list[list[int]], Zs: list[list[int]], V: list,
+             tries: list[tuple[int, tuple]], seat: int, look_ahead: Chance) -> list[int]:
+        """Which of `tries` (action index, arguments), each run on the zones `Zs` (what
+        `seat` imagines) with the variables `V`, leave `seat`'s own score best: their
+        positions in `tries`. One that fails in an imagined state (not the real one, `Z`)
+        ranks last."""
+        round_end, scoring, score, sign = self.round_end, self.scoring, self.score, self.sign
+        as_scored, actor = self.as_scored, V[0]
+        best: list[int] = []
+        top = None
+        for n, (index, args) in enumerate(tries):
             Zt, Vt = Zs[:], V[:]  # the effects copy each zone they change
             try:
-                self.trial_effects[option.index](Zt, Vt, look_ahead, *option.args)
+                self.trial_effects[index](Zt, Vt, look_ahead, *args)
                 Vt[2] = actor
                 if as_scored or round_end(Zt, Vt):
                     Zt = [z[:] for z in Zt]
                     scoring(Zt, Vt, look_ahead)
-                s = sign * score(Zt, Vt, actor)
+                s = sign * score(Zt, Vt, seat)
             except model.ModelError:
                 if Zs is Z:
                     raise
-                s = float("-inf")  # not possible in the state the actor imagines
+                s = float("-inf")  # not possible in the state the seat imagines
             if top is None or s > top:
-                top, best = s, [option]
+                top, best = s, [n]
             elif s == top:
-                best.append(option)
-        return best[pick(len(best))] if len(best) > 1 else best[0]
+                best.append(n)
+        return best
+
+    def joint_choice(self, Z: list[list[int]], V: list, index: int, options: list[model.Action],
+                     imagine: random.Random, look_ahead: Chance) -> model.Action:
+        """The joint action `index` as the seats choose it, each from its own observation:
+        seat s imagines the state (the items it cannot see redealt), draws the others' parts
+        from one joint action legal there, at random, and takes the part of its own choices
+        (those of `options`, which depend only on what it sees) that leaves its own score
+        best with those parts (ties at random). Each seat draws from a stream of its own,
+        seeded from `imagine` before any seat chooses. Nobody sees another's real hand or
+        part."""
+        decl = self.game.ir.actions[index]
+        args = list(options[0].args)
+        # a stream per seat, drawn before any seat chooses: what one seat imagines and how
+        # it breaks ties depend on its own observation alone, not on the others' views
+        seeds = [imagine.getrandbits(64) for _ in decl.joint]
+        for s, mine in enumerate(decl.joint):
+            parts = list(dict.fromkeys(o.component(s) for o in options))
+            own = random.Random(seeds[s])
+            if len(parts) == 1:
+                choice = parts[0]
+            else:
+                seen = self.observers[s]
+                Zs = seen.redeal(Z, own) if seen.blind else Z
+                there = [o for o in self.legal(Zs, V, self.make) if o.index == index]
+                if not there:  # the rules read what s cannot see (the property observation)
+                    choice = parts[own.randrange(len(parts))]
+                else:
+                    others = list(there[own.randrange(len(there))].args)
+                    tries = []
+                    for part in parts:
+                        tried = others[:]
+                        for i, v in zip(mine, part, strict=True):
+                            tried[i] = v
+                        tries.append((index, tuple(tried)))
+                    best = self.best(Z, Zs, V, tries, s, look_ahead)
+                    choice = parts[best[own.randrange(len(best))]]
+            for i, v in zip(mine, choice, strict=True):
+                args[i] = v
+        return self.make(index, tuple(args))
 
 
 def greedy_playout(game: model.Game, seed: int, pick: Callable[[int], int], max_actions: int,
