@@ -16,6 +16,7 @@ from ..concrete.text_safety import markdown_text as _md
 from . import commands, table
 from .effects import Declared, effect_text
 from .entries import Answered, GameFaq, Parting, Question
+from .partings import Step
 
 
 def render(faq: GameFaq) -> str:
@@ -279,10 +280,15 @@ def start_text(faq: GameFaq, p: Parting) -> str:
 def _before(p: Parting) -> str:
     if not p.steps:
         return ""
-    moves = ", ".join(f"p{s.player} {_code(s.action)}"
+    moves = ", ".join(f"{who(s)} {_code(s.action)}"
                       + (f" (the round ends: {ends_text(s.ended)})" if s.ended else "")
                       for s in p.steps)
     return f", {len(p.steps)} action{'s' if len(p.steps) != 1 else ''}: {moves}"
+
+
+def who(s: Step) -> str:
+    """Who took an action: `p<seat>`, or `everyone` for a joint action."""
+    return "everyone" if s.player is None else f"p{s.player}"
 
 
 def ends_text(reasons: tuple[str, ...]) -> str:
@@ -330,7 +336,7 @@ def table_caption(q: Question, p: Parting) -> str:
                 "otherwise)")
     if len(p.states) > 1 and p.steps:
         last = p.steps[-1]
-        return (f"The table at step {p.step} (in bold what step {p.step - 1}, p{last.player} "
+        return (f"The table at step {p.step} (in bold what step {p.step - 1}, {who(last)} "
                 f"{_code(last.action)}, changed)")
     return f"The table at step {p.step}, as dealt"
 

@@ -51,10 +51,11 @@ Say = Callable[[str], None]
 
 @attrs.frozen
 class Step:
-    """One action of an example game: who took it, what it was, and the round-end
-    conditions it made true (with their citations), if it ended a round."""
+    """One action of an example game: who took it (None: every player at once, a joint
+    action), what it was, and the round-end conditions it made true (with their
+    citations), if it ended a round."""
 
-    player: int
+    player: int | None
     action: str
     ended: tuple[str, ...] = ()
 
@@ -367,8 +368,8 @@ def _seed(data: dict[str, Any]) -> int | None:
 
 def _steps(states: list[State], actions: list[str], ends: list[tuple[str, ...]]
            ) -> tuple[Step, ...]:
-    return tuple(Step(s.active_player, a, e) for s, a, e in zip(states, actions, ends,
-                                                                  strict=False))
+    return tuple(Step(None if s.game.parse_action(a).is_joint else s.active_player, a, e)
+                 for s, a, e in zip(states, actions, ends, strict=False))
 
 
 #: The parts of a state listed first where two readings differ after one action.

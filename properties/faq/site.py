@@ -175,7 +175,7 @@ TABLES_BEFORE = 5
 def _step_item(p: Parting, n: int, s: Step, legend: table.Legend) -> str:
     """One action before the parting step: what it changed on the table, and for the last
     few the table it was taken at (folded)."""
-    text = (f"player {s.player}: <code>{escape(s.action)}</code>"
+    text = (f"{'everyone' if s.player is None else f'player {s.player}'}: <code>{escape(s.action)}</code>"
             + (f" — the round ends: {escape('; '.join(s.ended))}" if s.ended else ""))
     if n + 1 < len(p.states):
         found = table.differences(p.states[n + 1], p.states[n], legend)
