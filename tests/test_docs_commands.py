@@ -619,27 +619,27 @@ def _spans(text: str) -> list[str]:
     return [m.group(1) for m in re.finditer(r"(?<!`)`([^`]+)`(?!`)", text)]
 
 
-def _actions_before(entry: str) -> list[tuple[int, str]]:
+def _actions_before(entry: str) -> list[tuple[str, str]]:
     """The actions an example lists before the step where the readings part ("2 actions:
     p0 `quit`, p1 `quit`.")."""
     first = entry.splitlines()[0]
     listed = re.search(r"\d+ actions?: (.*)$", first)
-    return [(int(p), a) for p, a in re.findall(r"p(\d+) `([^`]+)`", listed.group(1))] \
-        if listed else []
+    return re.findall(r"(p\d+|everyone) `([^`]+)`", listed.group(1)) if listed else []
 
 
-def _game_shown(entry: str) -> list[tuple[int, str]]:
+def _game_shown(entry: str) -> list[tuple[str, str]]:
     """The game an example's replay shows: the actions before the parting step, and the
     parting action itself where both readings allow it and it leads elsewhere."""
     steps = _actions_before(entry)
-    after = re.search(r"\*\*They part at step \d+\*\*, player (\d+) to act: both allow the "
-                      r"same actions, but after `([^`]+)`", entry)
-    return steps + ([(int(after.group(1)), after.group(2))] if after else [])
+    after = re.search(r"\*\*They part at step \d+\*\*, (?:player (\d+)|(everyone)) to act: both "
+                      r"allow the same actions, but after `([^`]+)`", entry)
+    if after is None:
+        return steps
+    return [*steps, (after.group(2) or f"p{after.group(1)}", after.group(3))]
 
 
-def _replayed_steps(stdout: str) -> list[tuple[int, str]]:
-    return [(int(p), a) for p, a in re.findall(r"^\s*\d+\. p(\d+): (.+?)(?:  \[.*)?$", stdout,
-                                                re.M)]
+def _replayed_steps(stdout: str) -> list[tuple[str, str]]:
+    return re.findall(r"^\s*\d+\. (p\d+|everyone): (.+?)(?:  \[.*)?$", stdout, re.M)
 
 
 def _replay_in(entry: str) -> str | None:
@@ -651,7 +651,7 @@ def _replay_in(entry: str) -> str | None:
 def _deal_shown(stdout: str) -> str:
     """What `rulespec play` prints of the deal: the lines before the first action."""
     lines = stdout.splitlines()[1:]
-    first = next((i for i, x in enumerate(lines) if re.match(r"^\s+1\. r1 p\d+: ", x)),
+    first = next((i for i, x in enumerate(lines) if re.match(r"^\s+1\. r1 (p\d+|everyone): ", x)),
                  len(lines))
     return "\n".join(lines[:first])
 

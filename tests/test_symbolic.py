@@ -149,7 +149,10 @@ def test_tracked_totals_are_the_sums_of_the_counts(spec: Path, players: int) -> 
             break
         action = rng.choice(state.legal_actions())
         pre = enc.from_concrete(state)
-        for n, alt in enumerate(M.alts()):
+        alts = [one for alt in M.alts()  # a joint action: one instance per choice here
+                for one in (M.concrete_alts(pre, alt) if alt.slots is None
+                            and game.ir.actions[alt.action].joint else [alt])]
+        for n, alt in enumerate(alts):
             if alt.actor is not None and alt.actor != pre.V["active"][0]:
                 continue
             part = M.action_part(pre, alt, f"t{n}")

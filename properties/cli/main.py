@@ -165,7 +165,8 @@ def play(game: str, players: int, seed: int, as_json: bool, max_actions: int, qu
                                  "scores": list(out.round_end.scores)}
         steps.append(step)
         if not as_json:
-            click.echo(f"{len(steps):4d}. r{state.round} p{state.active_player}: {action}")
+            who = tr.actor(state.game, state.active_player, str(action))
+            click.echo(f"{len(steps):4d}. r{state.round} {who}: {action}")
             if not quiet:
                 shown = out.round_end if out.round_end is not None else out.state
                 click.echo("      " + ("; ".join(tr.changes(g, state, shown, viewer))

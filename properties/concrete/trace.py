@@ -459,10 +459,16 @@ def _key_order(key: str) -> tuple[int, int, str]:
 
 def step_line(step: Step) -> str:
     """One numbered trace line: player, action and the citations of what fired."""
-    text = f"{step.number:3d}. p{step.player}: {step.action}"
+    text = f"{step.number:3d}. {actor(step.state.game, step.player, step.action)}: {step.action}"
     if step.cites:
         text += f"  [{', '.join(step.cites)}]"
     return text
+
+
+def actor(game: Game, player: int, action: str) -> str:
+    """Who took an action, as a trace line names them: `p<seat>`, or `everyone` for a
+    joint action (every seat chose a part of it at once)."""
+    return "everyone" if game.parse_action(action).is_joint else f"p{player}"
 
 
 def step_notes(step: Step) -> list[str]:

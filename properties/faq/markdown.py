@@ -183,7 +183,7 @@ def _parting(faq: GameFaq, q: Question, p: Parting) -> Iterator[str]:
            f"{start_text(faq, p)}{_before(p)}.")
     where = "at the deal" if p.at_deal else f"at step {p.step}"
     legend = table.legend(faq.spec)
-    yield f"  **They part {where}**, player {p.active} to act: {what_differs(q, p, legend)}"
+    yield f"  **They part {where}**, {to_act(p)} to act: {what_differs(q, p, legend)}"
     hidden = hidden_text(p)
     if hidden:
         yield f"  {_md(hidden)}"
@@ -289,6 +289,15 @@ def _before(p: Parting) -> str:
 def who(s: Step) -> str:
     """Who took an action: `p<seat>`, or `everyone` for a joint action."""
     return "everyone" if s.player is None else f"p{s.player}"
+
+
+def to_act(p: Parting) -> str:
+    """Who is to act where the readings part: `player <seat>`, or `everyone` where the
+    choice is a joint action (every seat chooses a part of it at once)."""
+    at = p.states[-1] if p.states else None
+    if at is not None and any(a.is_joint for a in at.legal_actions()):
+        return "everyone"
+    return f"player {p.active}"
 
 
 def ends_text(reasons: tuple[str, ...]) -> str:

@@ -33,6 +33,7 @@ from .markdown import (
     round_ending,
     start_text,
     step_changes,
+    to_act,
     why_long,
 )
 from .partings import Step
@@ -234,7 +235,7 @@ def _example(faq: GameFaq, q: Question, p: Parting, explored: set[str]) -> Itera
         f"Step {p.step}: the readings part here."
     ending = _inline(round_ending(p))
     yield (f'<div class="part"><p><strong>{where}</strong> '
-           f"Player {p.active} is to act." + (f" <code>{escape(p.action or '')}</code> {ending}."
+           f"{to_act(p).capitalize()} is to act." + (f" <code>{escape(p.action or '')}</code> {ending}."
                                               if ending else "") + "</p>")
     for text in (hidden_text(p), why_long(p)):
         if text:
