@@ -62,7 +62,18 @@ class OutputFolder(click.ParamType):
 
 
 class Finite(click.FloatRange):
-    """A `click.FloatRange` that refuses nan and the infinities."""
+    """A `click.FloatRange` that refuses nan and the infinities. Without bounds, `--help`
+    shows it as a plain number (click would print the empty range as `x<=None`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.min is None and self.max is None:
+            self.name = "float"
+
+    def _describe_range(self) -> str:
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:

@@ -173,6 +173,8 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> tuple[Part, ...]:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, tuple) and len(value) == 3 and value[0] == "hidden":  # `seen`'s
+        return f"{value[1]} hidden" + (f", top {value[2]}" if value[2] is not None else "")
     if isinstance(value, list) and len(value) > 10 and all(isinstance(x, str) for x in value):
         return f"{len(value)} items, top {value[-1]}"
     if isinstance(value, dict):
@@ -207,7 +209,7 @@ class Found:
     new_legal: tuple[str, ...] = ()
     differences: tuple[Part, ...] = ()
     situation: str = ""
-    #: where the states first differed in what no player sees (a variable, a hidden
+    #: where the states first differed in the rules' own record (a variable, a hidden
     #: zone's order): after how many actions, and what differed; None if they did not
     hidden: tuple[int, tuple[str, ...]] | None = None
 
@@ -237,7 +239,7 @@ def lockstep(old: Game, new: Game, chance_o: Any, chance_n: Any, choose: Chooser
     outcomes of the other legal actions are compared at every step too (up to `OTHERS` of
     them, each on a copy of the chance), not only the one taken. `rounds` collects the
     number of actions of each round played, `low` the fewest items each shared zone held.
-    Where the states first differ only in what no player sees (a variable), play goes on
+    Where the states first differ only in the rules' own record (a variable), play goes on
     and `Found.hidden` says where."""
     from ..concrete.trace import describe
 

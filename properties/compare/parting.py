@@ -6,7 +6,7 @@ to act has another set of legal actions, or one action leads to states a player 
 (`lockstep.seen`): a zone some player sees (a hidden one by its size and any top a player
 sees), whose turn it is, whether the round or the game ended, each player's score, or the
 winners (so readings that differ only in who wins are told apart). The deals themselves
-may differ so too (the set-up rules changed). A difference only in what no player sees (a
+may differ so too (the set-up rules changed). A difference only in the rules' own record (a
 variable, the order of a face-down pile) is not yet a parting: play goes on, and the
 result notes where it began.
 
@@ -257,8 +257,8 @@ def _parting(P: int, how: str, f: Found, chance: dict, notes: list[str], seconds
         k, parts = f.hidden
         at = "from the deal" if k == 0 else f"after action {k}"
         notes = [*notes, f"{', '.join(parts[:4])}{' ...' if len(parts) > 4 else ''} "
-                 f"differ(s) {at}, which no player sees; a player sees a difference at the "
-                 "parting step"]
+                 f"differ(s) {at}, only in the rules' own record (variables, hidden zones), "
+                 "not on the table; a player sees a difference at the parting step"]
     step = 0 if f.mode == "deal" else len(f.actions) + (1 if f.mode == "legal" else 0)
     where = {"deal": "the deals differ",
              "legal": f"after {len(f.actions)} action(s) the legal actions differ",
@@ -335,7 +335,7 @@ def breadth_first(old: Game, new: Game, names: Names | None = None, *,
                 frontier = later
                 continue
             break
-    if best is not None:  # where the pair first differed in what no player sees
+    if best is not None:  # where the pair first differed in the rules' own record
         seed, f = best
         again = lockstep(old, new, None, None, [*f.actions, "(end)"], max_actions=len(f.actions),
                          names=names, seed=seed, every_action=False)

@@ -237,8 +237,8 @@ def hidden_text(p: Parting) -> str:
     k, parts = p.hidden
     shown = ", ".join(parts[:4]) + (f" and {len(parts) - 4} more" if len(parts) > 4 else "")
     at = "from the deal" if k == 0 else f"after step {k}"
-    return (f"Before that, {at}, the readings differ only in what no player sees ({shown}); "
-            f"a player first sees a difference at step {p.step}.")
+    return (f"Before that, {at}, the readings differ only in the rules' own record ({shown}), "
+            f"not on the table; a player first sees a difference at step {p.step}.")
 
 
 #: An example game longer than this many actions says why it is long.

@@ -307,7 +307,7 @@ def parts_at_the_end(old: list[State], new: list[State]) -> bool:
 
 def hidden_from(old: list[State], new: list[State]) -> tuple[int, tuple[str, ...]] | None:
     """Before the last state: after how many actions the readings' states first differ
-    in what no player sees, and what differs; None if they do not."""
+    in the rules' own record, and what differs; None if they do not."""
     for k, (a, b) in enumerate(zip(old[:-1], new[:-1], strict=True)):
         oa, ob = observe(a), observe(b)
         if oa != ob:

@@ -368,19 +368,28 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
     inductive; the round transition after each action from such a state). Then no game
     has more rounds than its value at the first deal, plus one. None if that is not
     proved (the searches for a cycle then run)."""
-    M = machine(game)
     if game.ir.game_measure is None:
         return None
     # the invariants that share a variable or zone with the measure, if those alone are
-    # inductive (the others may be beyond z3, and cost more to try); else all of them
+    # inductive (the others may be beyond z3, and cost more to try): none at all for a
+    # measure that reads no variable or zone an invariant reads; else all of them
     names: list[str] | None = related_invariants(game, game.ir.game_measure)
     if invariants_proved(game):
-        names = None
-    elif not names or invariants(game, limit=max(int(clock.left() * MEASURE_SHARE), 1),
-                                 names=names).status != "proved":
-        if not assume_invariants(game, clock):
-            return None
-        names = None
+        return _measure_proof(game, clock, None)
+    if names == [] or invariants(game, limit=max(int(clock.left() * MEASURE_SHARE), 1),
+                                 names=names).status == "proved":
+        proof = _measure_proof(game, clock, names)
+        if proof is not None or names:
+            return proof
+    if not assume_invariants(game, clock):
+        return None
+    return _measure_proof(game, clock, None)
+
+
+def _measure_proof(game: model.Game, clock: Clock, names: list[str] | None) -> Result | None:
+    """`_game_measure`'s proof from the invariants `names` (None: all, proved inductive;
+    an empty list: none)."""
+    M = machine(game)
     one = OneStep.build(M, in_round=True, invariants=True, names=names)
     mctx = Ctx("gm")
     m0 = M.game_measure(one.s, mctx)
@@ -409,11 +418,13 @@ def _game_measure(game: model.Game, clock: Clock) -> Result | None:
                 return None
     best = _max_at_deal(M, clock)
     rounds = f"at most {best + 1} rounds" if best is not None else "finitely many rounds"
-    using = ("the spec's invariants" if names is None else
-             f"the invariant{'s' if len(names) > 1 else ''} {', '.join(names)}")
+    using = ("using the spec's invariants, proved inductive" if names is None else
+             "using no invariant" if not names else
+             f"using the invariant{'s' if len(names) > 1 else ''} {', '.join(names)}, proved "
+             "inductive")
     return Result("game_cycle", "proved", f"no cycle of rounds: a game has {rounds}, since "
                   "the game measure is >= 0 between actions, no action raises it and every "
-                  f"round end lowers it (using {using}, proved inductive)",
+                  f"round end lowers it ({using})",
                   clock.elapsed(), bound=None if best is None else best + 1)
 
 
