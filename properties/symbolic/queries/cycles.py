@@ -36,7 +36,13 @@ from .common import (
     situation_trace,
     step_ok,
 )
-from .invariants import assume_invariants, invariants, invariants_proved, related_invariants
+from .invariants import (
+    assume_invariants,
+    invariants,
+    invariants_proved,
+    not_assumed,
+    related_invariants,
+)
 from .reach import parse_condition
 from .recorded import recorded_witness, repeated_in_round, repeated_start, start_of
 from .rotation import rotate_events, rotate_state, rotate_values
@@ -85,7 +91,8 @@ def round_bound(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
             trace = situation_trace(game, M, m, one, n, part.post, None)
             finish(enc, trace)
             why = (f"the round measure goes from {ev(m0)} to {ev(m1)} after "
-                   f"{trace.actions[0]} from the situation {enc.describe(trace.values[0])}")
+                   f"{trace.actions[0]} from the situation {enc.describe(trace.values[0])}"
+                   + ("" if assumed else not_assumed(game)))
             return _round_cycle(game, clock, max_depth, why, units)
         if r == z3.unknown:
             return Result("round_bound", "unknown", f"z3 gave up ({s.reason_unknown()})",

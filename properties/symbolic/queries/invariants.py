@@ -309,6 +309,16 @@ def invariants_proved(game: model.Game) -> bool:
     return _INDUCTIVE.get(id(machine(game)), False)
 
 
+def not_assumed(game: model.Game) -> str:
+    """Said beside a state z3 found where the spec's invariants were left out (they are
+    not proved inductive), so that a designer does not read a state that breaks one as a
+    fault of the rules; empty for a spec without invariants."""
+    if not game.ir.invariants:
+        return ""
+    return (" (the spec's invariants were not assumed, as z3_invariants did not prove them "
+            "inductive: this state may break one)")
+
+
 def assume_invariants(game: model.Game, clock: Clock) -> bool:
     """Whether the spec's invariants are proved inductive (proving them if not yet tried)."""
     M = machine(game)

@@ -22,7 +22,7 @@ from .common import (
     machine,
     new_solver,
 )
-from .invariants import assume_invariants
+from .invariants import assume_invariants, not_assumed
 from .unroll import Unroller, bmc
 
 
@@ -54,7 +54,7 @@ def legal_move(game: model.Game, limit: int = RLIMIT, max_depth: int = 40) -> Re
         return Result("legal_move", "unknown", f"z3 gave up ({s.reason_unknown()})",
                       clock.elapsed())
     m = s.model()
-    cex = enc.describe(enc.evaluate(m, one.s))
+    cex = enc.describe(enc.evaluate(m, one.s)) + ("" if assumed else not_assumed(game))
 
     def stuck(u: Unroller, k: int) -> Any:
         parts = [M.action_part(u.states[k], alt, f"lm{k}_{n}", effects=False)
