@@ -80,8 +80,12 @@ class Machine:
             self._alts = out
         return self._alts
 
-    def _slots(self, a: ir.ActionDecl, st: SymState) -> list[tuple[int, ...]]:
-        ex = Exec(self.enc, Ctx("shape"))
+    def _slots(self, a: ir.ActionDecl, st: SymState, present: bool = False
+               ) -> list[tuple[int, ...]]:
+        """Every combination of positions in the parameters' domains, each domain read with
+        the values before it; with `present`, only the values present in `st` (a concrete
+        state: an item known to be absent is left out)."""
+        ex = Exec(self.enc, Ctx("concrete" if present else "shape"))
         combos: list[tuple[tuple[int, ...], dict]] = [((), {})]
         for name, dom in a.params:
             new = []
@@ -89,8 +93,8 @@ class Machine:
                 lst = ex.ev(dom, st, env)
                 if isinstance(lst, ZoneRef):
                     lst = ex.zone_kinds(st, lst)
-                for pos, (_, v) in enumerate(lst.items):
-                    new.append(((*slots, pos), {**env, name: v}))
+                new += [((*slots, pos), {**env, name: v}) for pos, (q, v) in enumerate(lst.items)
+                        if not (present and q is False)]
             combos = new
         return [s for s, _ in combos]
 
@@ -209,19 +213,8 @@ class Machine:
         """The instances of a joint action's `alt` in the concrete state `st`: one per
         combination of parameter values present there (each parameter's domain read with
         the values before it), the product of the seats' choices, for the agreement check."""
-        a = self.g.actions[alt.action]
-        ex = Exec(self.enc, Ctx("concrete"))
-        combos: list[tuple[tuple[int, ...], dict[str, Any]]] = [((), {})]
-        for name, dom in a.params:
-            new = []
-            for slots, env in combos:
-                lst = ex.ev(dom, st, env)
-                if isinstance(lst, ZoneRef):
-                    lst = ex.zone_kinds(st, lst)
-                new += [((*slots, pos), {**env, name: v}) for pos, (q, v) in enumerate(lst.items)
-                        if q is not False]
-            combos = new
-        return [Alt(alt.action, slots, alt.actor) for slots, _ in combos]
+        return [Alt(alt.action, slots, alt.actor)
+                for slots in self._slots(self.g.actions[alt.action], st, present=True)]
 
     def round_part(self, st: SymState, ctx: Ctx) -> tuple[SymState, Any, Any]:
         """Round end, scoring, game end and the next round's start, after an action.
