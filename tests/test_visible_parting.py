@@ -2,10 +2,10 @@
 
 The coin game (tests/specs/coin.yaml) with a bookkeeping variable `gos`: in the new
 version `go` counts into it and `stop` needs fewer than two; in the old one nothing
-changes it. After one `go` the states differ only in `gos`, which no player sees; after two
-the player to act may not stop in the new version. So the versions part, as a player sees
-it, after exactly 2 actions (the legal actions differ), and the context says that `gos`
-differed from action 1.
+changes it. After one `go` the states differ only in `gos`, the rules' own record (nothing
+on the table); after two the player to act may not stop in the new version. So the
+versions part, as a player sees it, after exactly 2 actions (the legal actions differ), and
+the context says that `gos` differed from action 1.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ def test_the_versions_part_where_the_legal_actions_differ_not_where_a_variable_d
     assert p.parted, p.detail
     assert (p.mode, list(p.actions)) == ("legal", ["go", "go"])
     assert "stop" in " ".join(p.old_legal) and "stop" not in " ".join(p.new_legal)
-    assert any("gos differ(s) after action 1, which no player sees" in n for n in p.notes)
+    assert any("gos differ(s) after action 1, only in the rules' own record" in n
+               for n in p.notes)
 
 
 def test_a_variable_is_not_seen_and_a_face_down_pile_shows_only_its_size(
