@@ -35,8 +35,8 @@ from model import ir
 
 from .execute import Exec
 from .expressions import Ctx
-from .state import Enc, SymState, ZoneRef, lemma_state, sound
-from .terms import EQ, NOT, SUM, OutOfTime, Unsupported, is_bool, limit_units, past_deadline, zterm
+from .state import Enc, SymState, ZoneRef, fresh_env, lemma_state, sound
+from .terms import EQ, NOT, SUM, OutOfTime, Unsupported, limit_units, past_deadline, zterm
 
 Site = tuple[ir.Do, tuple[int, ...], dict[str, Any]]
 #: A condition on zones alone, by name: (name, its value on a state)
@@ -45,23 +45,6 @@ Kept = tuple[str, Callable[[SymState, Ctx], Any]]
 #: (`parameter_facts`) and the parameters' values in its execution
 Given = tuple[tuple[ir.Expr, ...], dict[str, Any]]
 GAVE_UP = "z3 gave up (or the time ran out)"
-
-
-def _fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:
-    """Bound names as fresh variables of the same sort, except those the execution knew
-    exactly (a loop over the players), which keep their value (None if one is neither a
-    number nor a yes/no, such as a zone)."""
-    out: dict[str, Any] = {}
-    for name, v in env.items():
-        if isinstance(v, bool | int):
-            out[name] = v
-        elif is_bool(v):
-            out[name] = z3.Bool(f"{prefix}.{name}")
-        elif isinstance(v, z3.ArithRef):
-            out[name] = z3.Int(f"{prefix}.{name}")
-        else:
-            return None
-    return out
 
 
 def parameter_facts(a: ir.ActionDecl) -> tuple[ir.Expr, ...]:
@@ -179,7 +162,7 @@ class Lemmas:
         enc = self.enc
         where = f"{stmt.fn} at spec line {stmt.where.line}"
         tag = f"L{n}"
-        fresh = _fresh_env(env, tag)
+        fresh = fresh_env(env, tag)
         if fresh is None:
             return f"{where}: binds a name that is not a number"
         pre = lemma_state(enc, tag, depths)

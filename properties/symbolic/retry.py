@@ -35,8 +35,8 @@ import z3
 from model import ir
 
 from .expressions import Ctx
-from .state import Enc, SymState, lemma_state, sound
-from .terms import AND, EQ, IMPLIES, NOT, OutOfTime, Unsupported, is_bool, limit_units, past_deadline, zterm
+from .state import Enc, SymState, fresh_env, lemma_state, sound
+from .terms import AND, EQ, IMPLIES, NOT, OutOfTime, Unsupported, limit_units, past_deadline, zterm
 
 #: z3 resource units it may spend to decide whether one loop forgets (per goal, once per
 #: loop and shape): a fixed count, so the formulas built do not depend on the machine.
@@ -57,20 +57,6 @@ def forgets(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[
         except Unsupported:
             cache[key] = False
     return cache[key]
-
-
-def _fresh_env(env: dict[str, Any]) -> dict[str, Any] | None:
-    out: dict[str, Any] = {}
-    for name, v in env.items():
-        if isinstance(v, bool | int):
-            out[name] = v
-        elif is_bool(v):
-            out[name] = z3.Bool(f"R.env.{name}")
-        elif isinstance(v, z3.ArithRef):
-            out[name] = z3.Int(f"R.env.{name}")
-        else:
-            return None
-    return out
 
 
 def _could_forget(body: tuple[ir.Stmt, ...]) -> bool:
@@ -101,7 +87,7 @@ def _prove(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[i
            env: dict[str, Any]) -> bool:
     if stmt.limit < 1 or not _could_forget(stmt.body):
         return False
-    fresh = _fresh_env(env)
+    fresh = fresh_env(env, "R.env")
     if fresh is None:
         return False
     s0 = lemma_state(enc, "R.s0", depths)

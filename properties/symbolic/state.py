@@ -15,7 +15,7 @@ from model import ir
 from model.codegen import Layout
 from model.types import Type
 
-from .terms import AND, B2I, EQ, ITE, KNOWN_BELOW, LE, LT, NOT, OR, SUM
+from .terms import AND, B2I, EQ, ITE, KNOWN_BELOW, LE, LT, NOT, OR, SUM, is_bool
 
 
 # ------------------------------------------------------------------ values
@@ -419,6 +419,23 @@ def lemma_state(enc: Enc, prefix: str, depths: tuple[int, ...]) -> SymState:
     st.S = [tuple(z3.Int(f"{prefix}.{enc.inst_name(i)}^below{d}") for d in range(n))
             for i, n in enumerate(depths)]
     return st
+
+
+def fresh_env(env: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    """Bound names as fresh variables of the same sort, except those the execution knew
+    exactly (a loop over the players), which keep their value (None if one is neither a
+    number nor a yes/no, such as a zone)."""
+    out: dict[str, Any] = {}
+    for name, v in env.items():
+        if isinstance(v, bool | int):
+            out[name] = v
+        elif is_bool(v):
+            out[name] = z3.Bool(f"{prefix}.{name}")
+        elif isinstance(v, z3.ArithRef):
+            out[name] = z3.Int(f"{prefix}.{name}")
+        else:
+            return None
+    return out
 
 
 def model_value(m: z3.ModelRef) -> Callable[[Any], Any]:
