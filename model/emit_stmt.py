@@ -144,7 +144,7 @@ class StmtEmitter(ExprEmitter):
 
     def effect(self, s: ir.Do) -> str:
         fn = s.fn
-        a = [self.count(x) if i == _COUNT_ARG.get(fn) else self.ex(x)
+        a = [self.count(x) if i == ir.COUNT_ARG.get(fn) else self.ex(x)
              for i, x in enumerate(s.args)]
         kw = dict(s.kwargs)
         if fn in ("move", "move_top", "move_all"):
@@ -343,6 +343,3 @@ def _always_evaluated(e: ir.Expr, named: Mapping[ir.Expr, str]) -> list[ir.Expr]
             out += _always_evaluated(vs[0], named)
     return out
 
-
-#: The argument of an effect that counts items (or, for pay, money): never negative.
-_COUNT_ARG = {"move": 3, "move_top": 2, "deal": 2, "pay": 0}

@@ -175,6 +175,11 @@ class Do(Stmt):
     result_op: str = "="
 
 
+#: The argument of an effect that counts items (or, for pay, money), by position: a
+#: negative one is undefined, in both back ends.
+COUNT_ARG = {"move": 3, "move_top": 2, "deal": 2, "pay": 0}
+
+
 @attrs.frozen
 class If(Stmt):
     test: Expr

@@ -113,7 +113,9 @@ class Exec(Expressions):
             st.set_total(i, ADD(total, n))
             return st
         total, mine = enc.total(st, i), self.of_zone(i, k)
-        self.ctx.require(mine, f"typing: an item of another class put into {enc.inst_name(i)}")
+        # none put is no item of another class (as for a known kind, above)
+        self.ctx.require(OR(mine, EQ(n, 0)),
+                         f"typing: an item of another class put into {enc.inst_name(i)}")
         if isinstance(n, int) and n < 0:  # written as a subtraction, so a move's two
             # halves cancel when z3 simplifies a total
             st.Z[i] = tuple(SUB(c, ITE(EQ(k, kk), -n, 0))
@@ -322,6 +324,9 @@ class Exec(Expressions):
         site = f"{fn}@{s.where.line}"
         if args is None:
             args = [self.ev(a, st, env) for a in s.args]
+        at = ir.COUNT_ARG.get(fn)  # checked of given arguments too (an effect lemma's)
+        if at is not None and at < len(args):  # as the concrete model checks (r.count)
+            self.ctx.fail_if(LT(as_int(args[at]), 0), f"undefined: a negative count ({site})")
         kw = {k: as_int(self.ev(v, st, env)) for k, v in s.kwargs}
         if fn == "move":
             k, src, dst = as_int(args[0]), args[1], args[2]
