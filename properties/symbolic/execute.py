@@ -10,7 +10,7 @@ from typing import Any
 
 from model import ir
 
-from . import retry
+from . import loop_bounds, retry
 from .expressions import Expressions
 from .state import SymList, SymState, ZoneRef
 from .terms import (
@@ -273,12 +273,18 @@ class Exec(Expressions):
                     return retry.one_try(self, s, st, env)
                 bound = min(limit, LOOP_BOUND)
                 live: Any = True
-                for _ in range(bound):
+                most: int | None = None  # tries it can make, asked once the test is symbolic
+                for j in range(bound):
                     with ctx.under(live):
                         c = self.truth(self.ev(t, st, env))
                     live = AND(live, c)
                     if live is False:
                         return st
+                    if most is None and live is not True:
+                        most = loop_bounds.runs_at_most(
+                            self.enc, lambda c: type(self)(self.enc, c), s, depths, env, bound)
+                    if most is not None and j >= most:
+                        return st  # proved: try j + 1 never runs from a sound state
                     with ctx.under(live):
                         s2 = self.run(b, st, env)
                     st = self.merge(live, s2, st)

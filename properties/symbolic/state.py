@@ -119,6 +119,8 @@ class Enc:
         self.denoms = tuple(sorted(self.classes["tokens"], key=lambda k: -self.ka["value"][k]))
         #: which `while` loops forget their last try (properties/symbolic/retry.py)
         self.retry_cache: dict[tuple, bool] = {}
+        #: how many times each `while` loop can run (properties/symbolic/loop_bounds.py)
+        self.loop_cache: dict[tuple, int] = {}
         self.ia: dict[tuple[str, str], tuple] = {}
         for ix in g.indices:
             for attr, values in ix.attrs.items():
