@@ -66,3 +66,28 @@ def test_a_row_says_the_chained_witness_starts_from_the_deal() -> None:
     assert res.trace is not None and res.trace.start == "deal"
     assert res.found_by == "z3" and res.start == "deal"
     assert "found by z3 from a deal after 6 actions" in row_of(game, res).detail
+
+
+def test_lamas_three_player_exchange_runs_short_by_all_the_chips_together(tmp_path: Path) -> None:
+    """By each kind alone, two greedy rounds leave LAMA's chips where no third round runs
+    the exchange short; by all the chips together, z3 brings every seat to 39 points (3
+    black and 9 white chips) and the third scoring's exchanges need more black chips than
+    are left. The spec copy records no witness, so this is the chain's own."""
+    import re
+
+    spec = Path(__file__).resolve().parent.parent / "spec"
+    text = re.sub(r"^\s*witness:.*\n", "", (spec / "lama.yaml").read_text(), flags=re.M)
+    (tmp_path / "rulebooks").symlink_to(spec / "rulebooks", target_is_directory=True)
+    (tmp_path / "lama.yaml").write_text(text)
+    game = model.load(tmp_path / "lama.yaml", players=3)
+    res, tried = supply._chained_shortage(game, Clock(RLIMIT), None)
+    assert res is not None, [c.text() for c in tried]
+    assert (res.status, res.found_by) == ("witness", "z3")
+    assert res.trace is not None and res.trace.start == "deal"
+    assert "exchange from pool" in res.detail and "z3 chose 3 round(s)" in res.detail
+    states = concrete_states(Q.machine(game).enc, res.trace)
+    black = game.kind_names.index("black")
+    chips = game.layout.zone_base["chips"]
+    last_start = min(n for n, s in enumerate(states) if s.round == states[-2].round)
+    seats = [states[last_start].z[chips + p] for p in range(3)]
+    assert all(c[black] == 3 for c in seats), seats

@@ -13,7 +13,7 @@ import model
 from ...search import goals
 from ..expressions import Ctx
 from ..state import SymState, model_value
-from ..terms import AND, NOT, OR, Unsupported, zterm
+from ..terms import AND, NOT, OR, SUM, Unsupported, zterm
 from ..witness import Disagreement, concrete_states
 from . import deep, rounds, unroll
 from .agreement import z3_step
@@ -150,9 +150,11 @@ def supply(game: model.Game, limit: int = RLIMIT, max_depth: int = 40,
 #: a game a player can follow.
 READABLE = 50
 
-#: z3's units for choosing rounds one by one (`rounds.py`), shared by the kinds tried (a
-#: check of one round costs about 1-10 million): three times the search's from a deal.
-CHAIN_SHARE = 3
+#: z3's units for choosing rounds one by one (`rounds.py`), shared by the measures tried (a
+#: check of one round costs about 1-10 million): eight times the search's from a deal.
+#: LAMA's three-player shortage under `consolidate`, by all the chips together, takes
+#: 30-60 million (z3's work on a check depends on the formulas built before it).
+CHAIN_SHARE = 8
 CHAIN_UNITS = SEARCH_BUDGET * CHAIN_SHARE
 
 
@@ -178,10 +180,12 @@ def _length(r: Result) -> int:
 
 def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None,
                       units: int = CHAIN_UNITS) -> tuple[Result | None, list[rounds.Chained]]:
-    """A shortage in rounds z3 chooses one after another, each deal its own. For each kind
-    of the shared bags in turn (the most plentiful first), each round is the one that
-    leaves the fewest of it, the game going on, until a round runs a supply short (one of
-    the `possible` sites; None: any)."""
+    """A shortage in rounds z3 chooses one after another, each deal its own. For each
+    measure in turn, each round is the one that leaves it lowest, the game going on, until
+    a round runs a supply short (one of the `possible` sites; None: any). The measures: the
+    items left in the shared bags, all kinds together (a pool drained of one kind where
+    another can still be drained, as chips that are only exchanged once every seat holds
+    its most of the small ones), then each kind alone, the most plentiful first."""
     M = machine(game)
     enc, t = M.enc, template(M)
     in_slot, in_round = shortage_flags(t, possible)
@@ -194,14 +198,19 @@ def _chained_shortage(game: model.Game, clock: Clock, possible: list[str] | None
     def goal(o: unroll.OneRound, nxt: SymState, over: Any) -> Any:
         return z3.Or(*o.slot_terms(in_slot), o.round_term(in_round))
 
-    tried: list[rounds.Chained] = []
-    units = min(units, int(clock.left() / 2))
-    for _, i, j in kinds:
-        def measure(o: Any, nxt: Any, i: int = i, j: int = j) -> Any:
-            return nxt.Z[i][j]
+    def of(cells: list[tuple[int, int]]) -> rounds.Measure:
+        return lambda o, nxt: SUM([nxt.Z[i][j] for i, j in cells])
 
-        found = rounds.chain(game, clock, Budget(units // len(kinds)), goal, measure,
-                             slots=enc.P)
+    measures = [of([(i, j) for _, i, j in kinds])] if len(kinds) > 1 else []
+    measures += [of([(i, j)]) for _, i, j in kinds]
+    tried: list[rounds.Chained] = []
+    left = min(units, int(clock.left() / 2))
+    for n, measure in enumerate(measures):
+        # all kinds together may take half; what a measure leaves, the next may use
+        given = left // 2 if n == 0 and len(measures) > 1 else left // (len(measures) - n)
+        share = Budget(given)
+        found = rounds.chain(game, clock, share, goal, measure, slots=enc.P)
+        left -= given - share.left
         tried.append(found)
         if found.trace is None:
             continue
