@@ -290,7 +290,7 @@ def count_violation(enc: Any, st: SymState) -> list:
     return lost + negative
 
 
-_PARTS: dict[tuple[int, bool], tuple[SymState, list[StepPart]]] = session.cache()
+_PARTS: dict[tuple[int, bool], tuple[Machine, SymState, list[StepPart]]] = session.cache()
 
 
 def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepPart]]:
@@ -298,8 +298,11 @@ def action_parts(M: Machine, effects: bool = True) -> tuple[SymState, list[StepP
     one-step proofs need only these, the searches the whole `template`). Without
     `effects`, guards only."""
     key = (id(M), effects)
-    if key not in _PARTS:
+    # the machine is kept with its parts: a machine made after another was dropped may
+    # get its id, and must not be given the parts (and the loop bounds) of the other
+    if key not in _PARTS or _PARTS[key][0] is not M:
         sin = M.enc.fresh_state("T.in")
-        _PARTS[key] = sin, [M.action_part(sin, alt, f"T.a{n}", effects)
-                            for n, alt in enumerate(M.alts())]
-    return _PARTS[key]
+        _PARTS[key] = M, sin, [M.action_part(sin, alt, f"T.a{n}", effects)
+                               for n, alt in enumerate(M.alts())]
+    _, sin, parts = _PARTS[key]
+    return sin, parts
