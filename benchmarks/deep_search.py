@@ -9,7 +9,9 @@ with the z3 check of that step, as the query does. The search never reads the sp
 
 With `--z3-rounds`, a supply row the search does not find (or finds longer than the
 supply query's READABLE) is asked of z3 choosing rounds one after another too
-(`queries/rounds.py`, the supply query's next step), with its length and time.
+(`queries/rounds.py`, the supply query's next step), and a game-cycle row it does not
+find is asked of z3 filling in the skeletons of the rounds the search played
+(`queries/skeletons.py`, the game-cycle query's last step), each with its length and time.
 
     python benchmarks/deep_search.py [--budget STATES] [--z3-rounds] [GAME ...]
 """
@@ -24,13 +26,14 @@ import model
 from model.ir import expectation_for
 from model.schema import SPEC_DIR
 from properties.search import goals
-from properties.symbolic.queries import deep, rounds
-from properties.symbolic.queries.common import RLIMIT, Clock
+from properties.symbolic.queries import cycles, deep, rounds, skeletons
+from properties.symbolic.queries.common import RLIMIT, SEARCH_BUDGET, Clock
 from properties.symbolic.queries.supply import shortages
 
 supply = importlib.import_module("properties.symbolic.queries.supply")
 
 SEARCHES = ("z3_supply", "z3_game_cycle", "z3_round_bound")
+SKIP = frozenset({"round"})
 
 
 #: The budget of states each search has in the z3 queries (`queries/deep.py`).
@@ -38,14 +41,14 @@ BUDGETS = {"z3_supply": deep.STATES, "z3_game_cycle": deep.GAME_CYCLE_STATES,
            "z3_round_bound": deep.ROUND_STATES}
 
 
-def search(game: model.Game, prop: str, budget: int | None
+def search(game: model.Game, prop: str, budget: int | None, log: goals.RoundLog
            ) -> tuple[goals.Found | None, goals.Explored]:
     budget = budget or BUDGETS[prop]
     if prop == "z3_supply":
         return goals.shortage(game, lambda s, a, n: shortages(game, s, a, n,
                                                               Clock(deep.STEP_UNITS)), budget)
     if prop == "z3_game_cycle":
-        return goals.game_cycle(game, frozenset({"round"}), budget)
+        return goals.game_cycle(game, SKIP, budget, log)
     return goals.round_cycle(game, budget)
 
 
@@ -55,7 +58,8 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=None,
                     help="states per search (default: the z3 queries' own, deep.py)")
     ap.add_argument("--z3-rounds", action="store_true",
-                    help="ask z3 for rounds one after another where the search falls short")
+                    help="ask z3 for rounds one after another (a shortage) or to fill in "
+                         "round skeletons (a game cycle) where the search falls short")
     args = ap.parse_args()
     found = total = 0
     print(f"{'game':<8} {'p':>2} {'property':<15} {'result':<8} {'seconds':>8} {'states':>8} "
@@ -70,7 +74,8 @@ def main() -> None:
                     continue
                 total += 1
                 t0 = time.perf_counter()
-                hit, explored = search(game, prop, args.budget)
+                log = goals.RoundLog(game)
+                hit, explored = search(game, prop, args.budget, log)
                 dt = time.perf_counter() - t0
                 found += hit is not None
                 length = hit.node.depth if hit is not None else "-"
@@ -85,6 +90,18 @@ def main() -> None:
                     print(f"{'':<8} {'':>2} {'  z3 rounds':<15} "
                           f"{'found' if res else 'none':<8} {dt:8.1f} {'':>8} {'':>9} "
                           f"{res.bound if res else '-':>7}  {rounds.tried_text(tried)}")
+                if args.z3_rounds and prop == "z3_game_cycle" and hit is None:
+                    t0 = time.perf_counter()
+                    skel = skeletons.Tried()
+                    cyc = cycles._rotated_cycle(game, Clock(RLIMIT), SKIP, 2 * n + 4, None,
+                                                SEARCH_BUDGET // 2, log, skel)
+                    dt = time.perf_counter() - t0
+                    shown = cyc is not None and cyc.status == "witness"
+                    found += shown
+                    start = cyc.trace.start if shown and cyc.trace else "-"
+                    print(f"{'':<8} {'':>2} {'  z3 skeletons':<15} "
+                          f"{'found' if shown else 'none':<8} {dt:8.1f} {'':>8} {'':>9} "
+                          f"{cyc.bound if shown else '-':>7}  from {start}; {skel.text()}")
     budgets = (f"a budget of {args.budget} states" if args.budget else "the queries' budgets ("
                + ", ".join(f"{p} {b}" for p, b in BUDGETS.items()) + " states)")
     print(f"found {found} of {total} declared failures with {budgets}")

@@ -254,10 +254,92 @@ def over_rounds(game: model.Game, shape: Shape, budget: int,
     return None, explored
 
 
-def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES
-               ) -> tuple[Found | None, Explored]:
+class RoundLog:
+    """The rounds a search over rounds played, by their *skeleton* (the names of their
+    actions, in order): whether a round of it left one seat with less and another with
+    more than it began with (each seat's *worth*: its tokens by their `value`, as `pay`
+    reads them, and its numbers), and its least *imbalance* (how far the round left what
+    a seat rotation keeps: the shared zones, by count or length, and each per-player
+    number summed over the seats). A round that ends in the seat-rotated image of its
+    start moves worth from seat to seat, so unless nothing changed one seat loses and
+    another gains: a round in which everyone only took (all quit) cannot be filled in to
+    one, whatever the hands. The skeletons that passed are the candidates for z3 to fill
+    in with other hands (`queries/skeletons.py`). Rounds the game ends in are not kept.
+    It also keeps the range of each variable over the round starts seen (`ranges`), so
+    that z3's round start can be held to what play reaches."""
+
+    def __init__(self, game: model.Game) -> None:
+        g = game.ir
+        layout = Layout.of(g)
+        shape = Shape(game)
+        P = game.players
+        self.shared = [i for i, s in enumerate(shape.shared) if s]
+        self.bag = shape.bag
+        self.per_seat = [[layout.var_base[v.name] + p for p in range(P)]
+                         for v in g.vars if v.per == "player" and v.type.name == "int"]
+        worth = [int(k.attrs.get("value", 1)) for k in g.kinds]
+        #: per seat: (zone instance, each kind's worth) of its token zones
+        self.tokens = [[(layout.zone_base[z.name] + p, worth) for z in g.zones
+                        if z.per == "player" and z.holds == "tokens"] for p in range(P)]
+        #: skeleton -> (whether a round of it moved worth between seats, least imbalance)
+        self.rounds: dict[tuple[str, ...], tuple[bool, int]] = {}
+        self.names: list[tuple[str, int]] = [("", 0)] * layout.n_vars
+        for name, base in layout.var_base.items():
+            for i in range(layout.var_count[name]):
+                self.names[base + i] = (name, i)
+        self._low: list[Any] = []
+        self._high: list[Any] = []
+
+    def ranges(self) -> dict[tuple[str, int], tuple[Any, Any]]:
+        """(variable, index) -> the least and the greatest value at a round start seen."""
+        return {n: (lo, hi) for n, lo, hi in zip(self.names, self._low, self._high, strict=True)}
+
+    def add(self, start: Node, end: Node) -> None:
+        for state in (start.state, end.state):
+            v = state.v
+            if not self._low:
+                self._low, self._high = list(v), list(v)
+            self._low = [min(a, b) for a, b in zip(self._low, v, strict=True)]
+            self._high = [max(a, b) for a, b in zip(self._high, v, strict=True)]
+        if end.state.is_terminal:
+            return
+        names = tuple(n.action.name for n in end.path()[start.depth + 1:] if n.action)
+        changes = [b - a for a, b in zip(self.worth(start.state), self.worth(end.state),
+                                         strict=True)]
+        moved = min(changes) < 0 < max(changes)
+        d = self.distance(start.state, end.state)
+        was, least = self.rounds.get(names, (False, d))
+        self.rounds[names] = (moved or was, min(d, least))
+
+    def worth(self, state: model.State) -> list[int]:
+        """Each seat's tokens by their worth, and its numbers."""
+        return [sum(w * c for i, ws in zones for w, c in zip(ws, state.z[i], strict=True))
+                + sum(state.v[slots[p]] for slots in self.per_seat)
+                for p, zones in enumerate(self.tokens)]
+
+    def distance(self, a: model.State, b: model.State) -> int:
+        d = 0
+        for i in self.shared:
+            za, zb = a.z[i], b.z[i]
+            d += (sum(abs(x - y) for x, y in zip(za, zb, strict=True)) if self.bag[i]
+                  else abs(len(za) - len(zb)))
+        for slots in self.per_seat:
+            d += abs(sum(b.v[i] for i in slots) - sum(a.v[i] for i in slots))
+        return d
+
+    def candidates(self, most: int) -> list[tuple[str, ...]]:
+        """At most `most` skeletons that moved worth between seats (or left the shared
+        zones as they were), the shortest first (the cheapest for z3), then the least
+        imbalanced."""
+        kept = [s for s, (moved, d) in self.rounds.items() if moved or d == 0]
+        return sorted(kept, key=lambda s: (len(s), self.rounds[s][1], s))[:most]
+
+
+def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES,
+               log: RoundLog | None = None) -> tuple[Found | None, Explored]:
     """A game that comes back to a round start it has been at (the variables in `skip`
-    aside): directed toward the round start nearest one before it on its path."""
+    aside): directed toward the round start nearest one before it on its path. `log`
+    records the rounds played."""
     shape = Shape(game, skip)
 
     def priority(node: Node, chain: list[Node]) -> tuple[int, int]:
@@ -268,6 +350,8 @@ def game_cycle(game: model.Game, skip: frozenset[str], budget: int = STATES
         assert end.parent is not None, "a round's end follows its start"
         if end.state.is_terminal or end.state.round == end.parent.state.round:
             return None
+        if log is not None:
+            log.add(chain[-1], end)
         k = shape.key(end.state)
         for c in chain:
             if shape.key(c.state) == k:

@@ -14,13 +14,14 @@ import z3
 import model
 from model import ir
 
+from ...search import goals
 from ..execute import Exec
 from ..expressions import Ctx
 from ..machine import Machine
 from ..state import SymState, model_value
 from ..terms import AND, LE, LT, NOT, OR, OutOfTime, Unsupported, zterm
-from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
-from . import deep
+from ..witness import Disagreement, Trace, concrete_states, finish
+from . import deep, rounds, skeletons
 from .common import (
     RLIMIT,
     SEARCH_BUDGET,
@@ -216,7 +217,9 @@ def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
     recorded = _recorded_cycle(game, skip, clock)
     if recorded is not None:
         return recorded
-    searched, explored = deep.game_cycle(game, skip, clock)
+    log = goals.RoundLog(game)  # the rounds the deep search plays, for the skeletons
+    tried = skeletons.Tried()
+    searched, explored = deep.game_cycle(game, skip, clock, log)
     if searched is not None:
         return searched
 
@@ -239,7 +242,8 @@ def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
         cond = parse_condition(game, start_condition) if start_condition else None
         try:
             res = _rotated_cycle(game, Clock(clock.left() * ROTATED_SHARE), skip,
-                                 slots or 2 * enc.P + 4, cond, units and units // 2)
+                                 slots or 2 * enc.P + 4, cond, units and units // 2, log,
+                                 tried)
         except OutOfTime:  # its formulas were not built in time: the first search stands
             res = None
             _ROTATED[1] = False
@@ -250,7 +254,7 @@ def game_cycle(game: model.Game, limit: int = RLIMIT, max_depth: int = 60,
     rotated = (f"no round of at most {_ROTATED[0]} actions from any round start ends in its "
                "seat-rotated image" if _ROTATED[1] else "the search for a round of at most "
                f"{_ROTATED[0]} actions ending in the seat-rotated image of its start did not "
-               "finish within its budget")
+               "finish within its budget") + f"; {tried.text()}"
     k = found.k - 1
     if k < 1:
         return Result("game_cycle", "unknown", f"the search from a deal decided no depth; "
@@ -276,19 +280,24 @@ def _recorded_cycle(game: model.Game, skip: frozenset[str], clock: Clock) -> Res
 
 
 #: The shares of a game_cycle query's budget for the search step by step from a deal, then
-#: (of what is left) for the rotated-round search; both also stop at their resource
-#: budget. The rest is not used: a row that does not find a cycle quickly is better
-#: reported bounded at once than after the whole budget.
+#: (of what is left) for the rotated-round searches (any round, then the skeletons, with
+#: the rounds from the first deal to the start found); each also stops at its own
+#: resource budget. The rest is not used: a row that does not find a cycle is better
+#: reported bounded than after the whole budget.
 LASSO_SHARE = 0.25
-ROTATED_SHARE = 0.4
+ROTATED_SHARE = 0.9
 
 _ROTATED = [0, False]  # slots tried, whether that check finished
 
 
 def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: int,
-                   cond: ir.Expr | None, units: int | None) -> Result | None:
+                   cond: ir.Expr | None, units: int | None,
+                   log: goals.RoundLog | None = None,
+                   tried: skeletons.Tried | None = None) -> Result | None:
+    """A round from any round start that ends in its seat-rotated image, then P such
+    rounds as a cycle: first any round of at most `slots` actions, then (with `log`) the
+    skeletons of the rounds the deep search played, filled in by z3."""
     enc = machine(game).enc
-    P = enc.P
 
     def rotated(o: OneRound, nxt: SymState, over: Any) -> Any:
         return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
@@ -297,33 +306,44 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
                                  invariants=assume_invariants(game, clock),
                                  budget=budget(units))
     _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
-    if found is None:
+    if found is not None:
+        return _rotated_rounds(game, clock, skip, o, found)
+    if log is None:
         return None
+    from_situation: Result | None = None
+    for o, found, note in skeletons.rotated_rounds(game, clock, rotated, log, cond, skip,
+                                                   tried or skeletons.Tried()):
+        res = _rotated_rounds(game, clock, skip, o, found, note)
+        if res is None or res.status != "witness":
+            continue
+        if res.trace is not None and res.trace.start == "deal":
+            return res
+        from_situation = from_situation or res
+    return from_situation
+
+
+def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: OneRound,
+                    found: tuple[z3.ModelRef, SymState, list], how: str = "") -> Result | None:
+    """The cycle of P rounds that a round ending in the seat-rotated image of its start
+    makes, replayed on the concrete model, with the rounds from the first deal that reach
+    its start if z3 finds them (else it starts from that round start)."""
+    enc = machine(game).enc
+    P = enc.P
     m, nxt, rpairs = found
     start = enc.evaluate(m, o.states[0])
     actions, values, events = o.pieces(m, nxt, rpairs)
     # round 1 alone must replay exactly (a difference is a bug, not an asymmetry)
     finish(enc, Trace(game, "situation", list(actions), [start, *values], list(events)))
-    # a prefix: one round from the first deal to this round start
-    target = enc.state_of(start)
-
-    def reach_start(o2: OneRound, nxt2: SymState, over2: Any) -> Any:
-        return AND(NOT(over2), enc.equal(nxt2, target, skip))
-
-    o2, _, found2 = one_round(game, clock, "deal", reach_start, slots)
+    prefix = rounds.reach(game, clock, enc.state_of(start), skip, P)
     all_actions: list = []
     all_values: list = []
     all_events: list = []
-    if found2 is not None:
-        m2, nxt2, rpairs2 = found2
-        a2, v2, e2 = o2.pieces(m2, nxt2, rpairs2)
+    if prefix is not None:
         head = "deal"
-        all_values.append(enc.evaluate(m2, o2.states[0]))
-        all_events.append(events_in_model(m2, o2.init_ctx.events))
-        all_actions += a2
-        all_values += v2
-        all_events += e2
-        first_round = v2[-1]["vars"]["round"][0]
+        all_actions += prefix.actions
+        all_values += prefix.values
+        all_events += prefix.events
+        first_round = prefix.values[-1]["vars"]["round"][0]
     else:
         head = "situation"
         all_values.append(start)
@@ -354,7 +374,7 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
              else "from a round start (reaching it from the first deal was not shown)")
     return Result("game_cycle", "witness", f"{P} rounds of {len(actions)} actions each, "
                   f"{where}, return to the same round start (scores too): the game can go "
-                  "on forever", clock.elapsed(), trace, len(all_actions))
+                  f"on forever{how}", clock.elapsed(), trace, len(all_actions))
 
 
 def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:

@@ -60,10 +60,11 @@ def shortage(game: model.Game, clock: Clock,
     return None, explored
 
 
-def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock
-               ) -> tuple[Result | None, Explored]:
-    """A game cycle the deep search finds: a replay that comes back to a round start."""
-    hit, explored = goals.game_cycle(game, skip, GAME_CYCLE_STATES)
+def game_cycle(game: model.Game, skip: frozenset[str], clock: Clock,
+               log: goals.RoundLog | None = None) -> tuple[Result | None, Explored]:
+    """A game cycle the deep search finds: a replay that comes back to a round start.
+    `log` records the rounds it played."""
+    hit, explored = goals.game_cycle(game, skip, GAME_CYCLE_STATES, log)
     return _cycle(game, hit, explored, clock, "game_cycle",
                   lambda data: repeated_start(game, data, skip),
                   "the round start after action {} comes back after action {}: those rounds "

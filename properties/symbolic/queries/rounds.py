@@ -25,10 +25,10 @@ import z3
 import model
 
 from ..state import SymState
-from ..terms import NOT, zterm
+from ..terms import AND, EQ, ITE, LE, NOT, SUB, SUM, zterm
 from ..witness import Trace, events_in_model, finish
-from .common import Budget, Clock
-from .unroll import OneRound
+from .common import Budget, Clock, machine
+from .unroll import OneRound, one_round
 
 #: Rounds chained at most, the checks that tighten the measure in each (halving the gap: 7
 #: reach the least of a measure up to 128 exactly; a round that is nearly the best can
@@ -38,6 +38,9 @@ from .unroll import OneRound
 ROUNDS = 8
 TIGHTENINGS = 7
 LONGER = 3
+
+#: z3's units for the rounds from the first deal to a given round start (`reach`).
+REACH_UNITS = 60_000_000
 
 #: goal(search, the next round's start, whether the game ends there) -> a z3 condition.
 Goal = Callable[[OneRound, SymState, Any], Any]
@@ -102,6 +105,38 @@ def chain(game: model.Game, clock: Clock, budget: Budget, goal: Goal, measure: M
         best = hi
         o.commit(*found)
     return Chained(None, len(o.done), checks)
+
+
+def reach(game: model.Game, clock: Clock, target: SymState, skip: frozenset[str],
+          slots: int, units: int = REACH_UNITS) -> Trace | None:
+    """Rounds from the first deal, chosen by z3, to the round start `target` (the variables
+    in `skip` aside): one round of up to LONGER times `slots` actions if there is one
+    (the start may need who ends the round to be someone in particular), else rounds
+    chained, each the one that brings it nearest (every count and number by how far
+    apart, anything else by 1). A replayed trace, or None."""
+    enc = machine(game).enc
+
+    def goal(o: OneRound, nxt: SymState, over: Any) -> Any:
+        return zterm(AND(NOT(over), enc.equal(nxt, target, skip)))
+
+    left = Budget(units)
+    o, _, found = one_round(game, clock, "deal", goal, slots * LONGER, budget=Budget(units // 2))
+    if found is not None:
+        return _trace(o, *found)
+
+    def measure(o: OneRound, nxt: SymState) -> Any:
+        apart = [ITE(LE(c, x), SUB(x, c), SUB(c, x)) for i in range(enc.n_inst)
+                 for x, c in zip(nxt.Z[i], target.Z[i], strict=True)]
+        for name, xs in nxt.V.items():
+            if name in skip:
+                continue
+            number = enc.vtypes[name][0].name == "int"
+            apart += [ITE(LE(c, x), SUB(x, c), SUB(c, x)) if number else ITE(EQ(x, c), 0, 1)
+                      for x, c in zip(xs, target.V[name], strict=True)]
+        return SUM(apart)
+
+    left.left -= units // 2
+    return chain(game, clock, left, goal, measure, slots).trace
 
 
 def tried_text(tried: list[Chained]) -> str:

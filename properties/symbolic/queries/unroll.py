@@ -101,15 +101,17 @@ def substitute_many(pairs: list, xs: list) -> list:
     return [e.arg(1) for e in z3.substitute(z3.And(*probes), pairs).children()]
 
 
-_TEMPLATES: dict[int, StepTemplate] = session.cache()
+_TEMPLATES: dict[int, tuple[Machine, StepTemplate]] = session.cache()
 
 
 
 
 def template(M: Machine) -> StepTemplate:
-    if id(M) not in _TEMPLATES:
-        _TEMPLATES[id(M)] = StepTemplate(M)
-    return _TEMPLATES[id(M)]
+    """The step template of a machine, built once (kept with the machine, so that one made
+    after another was dropped, which may get its id, gets its own)."""
+    if id(M) not in _TEMPLATES or _TEMPLATES[id(M)][0] is not M:
+        _TEMPLATES[id(M)] = (M, StepTemplate(M))
+    return _TEMPLATES[id(M)][1]
 
 
 class Unroller:
@@ -444,13 +446,7 @@ def one_round(game: model.Game, clock: Clock, start: str,
     `invariants`: the round start satisfies the spec's invariants (sound only once they
     are proved inductive: then every reachable state between actions does)."""
     o = OneRound(game, clock, start, budget)
-    if start_condition is not None:
-        ctx = Ctx("sc")
-        add_all(o.s, o.M.condition(start_condition, o.states[0], ctx), ctx.defined("undefined"),
-             *ctx.assume)
-    if invariants:
-        ctx = Ctx("si")
-        add_all(o.s, o.M.invariants(o.states[0], ctx), ctx.defined("undefined"), *ctx.assume)
+    constrain_start(o, start_condition, invariants)
     for n in range(1, slots + 1):
         if clock.left() <= 0:
             return o, n - 1, None
@@ -462,6 +458,18 @@ def one_round(game: model.Game, clock: Clock, start: str,
             if r == z3.unknown:
                 return o, n - 1, None
     return o, slots, None
+
+
+def constrain_start(o: OneRound, condition: ir.Expr | None, invariants: bool) -> None:
+    """The round start satisfies `condition` (if given) and the spec's invariants (if
+    `invariants`: sound only once they are proved inductive)."""
+    if condition is not None:
+        ctx = Ctx("sc")
+        add_all(o.s, o.M.condition(condition, o.states[0], ctx), ctx.defined("undefined"),
+                *ctx.assume)
+    if invariants:
+        ctx = Ctx("si")
+        add_all(o.s, o.M.invariants(o.states[0], ctx), ctx.defined("undefined"), *ctx.assume)
 
 
 @attrs.define

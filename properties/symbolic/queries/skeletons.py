@@ -1,0 +1,109 @@
+"""Rounds that end in the seat-rotated image of their start, with z3 filling in the
+skeleton of a round the deep search played.
+
+A game cycle of P rounds, each the last one with every seat moved on by one, needs one
+round from some round start to its rotated image (`cycles._rotated_cycle`). Asked for
+any such round of up to L actions from any round start, z3 must choose every slot's
+action as well as the hands and the start: LAMA at three players takes it 1.2-1.4
+billion resource units. With each slot's action *name* fixed (a skeleton: quit, play,
+quit, play five times, return_chip), it chooses only the start, the hands and the
+arguments: 15 million; a skeleton that cannot end so is refuted in a few million.
+
+The skeletons are those of the rounds the deep search played (`goals.RoundLog`), the
+least imbalanced first: a rotated round moves nothing between the seats and the shared
+zones, so a round played with chips going back to the pool as well as out of it comes
+before one in which everybody only took. The budget is a number of skeletons and of z3
+resource units, so what is found does not depend on the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import attrs
+import z3
+
+import model
+from model import ir
+
+from ...search import goals
+from ..state import SymState
+from ..terms import AND, EQ, LE
+from . import rounds
+from .common import Budget, Clock, add_all, spent
+from .unroll import OneRound, constrain_start, substitute_many
+
+#: Skeletons tried at most, the z3 units one check may take and all of them together.
+SKELETONS = 60
+CHECK_UNITS = 80_000_000
+UNITS = 400_000_000
+
+Target = Callable[[OneRound, SymState, Any], Any]
+
+
+@attrs.define
+class Tried:
+    """How far the skeleton search went: skeletons checked, of those offered, and the
+    units spent."""
+
+    checked: int = 0
+    offered: int = 0
+    units: int = 0
+
+    def text(self) -> str:
+        if not self.offered:
+            return "the deep search played no round to take a skeleton from"
+        return (f"z3 filled in {self.checked} of {self.offered} round skeletons the deep "
+                f"search played ({self.units // 1_000_000} million units)")
+
+
+def rotated_rounds(game: model.Game, clock: Clock, target: Target, log: goals.RoundLog,
+                   cond: ir.Expr | None, skip: frozenset[str], tried: Tried
+                   ) -> Iterator[tuple[OneRound, tuple[z3.ModelRef, SymState, list], str]]:
+    """Each round z3 finds from any round start (satisfying `cond`, once proved the
+    invariants, and each variable but those in `skip` within what the deep search saw)
+    that follows one of the logged skeletons and meets `target`: the search, its model
+    and a note saying where its skeleton came from."""
+    from .invariants import assume_invariants
+
+    invariants = assume_invariants(game, clock)
+    candidates = log.candidates(SKELETONS)
+    tried.offered = len(candidates)
+    names = [a.name for a in game.ir.actions]
+    start = spent()
+    for skeleton in candidates:
+        # what the rounds from the first deal to the start found need is kept for them
+        left = min(UNITS - (spent() - start), clock.left() - rounds.REACH_UNITS)
+        if left <= 0:
+            return
+        o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
+        constrain_start(o, cond, invariants)
+        add_all(o.s, *_as_seen(log, o.states[0], skip))
+        t = o.t
+        for name in skeleton:
+            o.add_slot()
+            chosen = [t.sels[n] for n, part in enumerate(t.parts)
+                      if part.enabled is not False and names[part.alt.action] == name]
+            o.s.add(substitute_many(o.maps[-1], [z3.Or(*chosen)])[0] if chosen
+                    else z3.BoolVal(False))
+        tried.checked += 1
+        r, found = o.check(target)
+        tried.units = spent() - start
+        if r == z3.sat:
+            yield o, found, (f" (z3 filled in the skeleton of a round the deep search played, "
+                             f"{len(skeleton)} actions, {tried.checked} of "
+                             f"{tried.offered} tried)")
+
+
+def _as_seen(log: goals.RoundLog, st: SymState, skip: frozenset[str]) -> list[Any]:
+    """Each variable of the round start `st` (those in `skip` aside) within the range the
+    deep search saw at round starts: z3 would otherwise pick a start no play reaches
+    (LAMA with every seat owing 27 points while the pool is full)."""
+    out: list[Any] = []
+    for (name, i), (lo, hi) in log.ranges().items():
+        if name in skip or name not in st.V or type(lo) is not int or type(hi) is not int:
+            continue  # numbers only: a name or a yes/no is coded otherwise in z3
+        x = st.V[name][i]
+        out.append(EQ(x, lo) if lo == hi else AND(LE(lo, x), LE(x, hi)))
+    return out

@@ -1,0 +1,77 @@
+"""Game cycles z3 finds by filling in the skeleton of a round the deep search played
+(properties/symbolic/queries/skeletons.py): a round from a round start to its seat-rotated
+image, P of them a cycle, reached from the first deal, with no witness file to lean on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import model
+from properties.search import goals
+from properties.symbolic import queries as Q
+from properties.symbolic.queries import cycles
+from properties.symbolic.queries.common import RLIMIT, Clock
+from properties.symbolic.witness import concrete_states
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+SKIP = frozenset({"round"})
+
+# what z3 chooses within a budget depends on the terms already in the context
+pytestmark = pytest.mark.usefixtures("fresh_z3")
+
+
+def _lama(tmp_path: Path, players: int) -> model.Game:
+    text = re.sub(r"^\s*witness:.*\n", "", (SPEC / "lama.yaml").read_text(), flags=re.M)
+    assert "witness: witnesses" not in text
+    (tmp_path / "rulebooks").symlink_to(SPEC / "rulebooks", target_is_directory=True)
+    (tmp_path / "lama.yaml").write_text(text)
+    return model.load(tmp_path / "lama.yaml", players=players)
+
+
+def _log(game: model.Game, states: int) -> goals.RoundLog:
+    log = goals.RoundLog(game)
+    goals.game_cycle(game, SKIP, states, log)
+    return log
+
+
+def test_only_rounds_that_move_worth_from_a_seat_are_skeletons(tmp_path: Path) -> None:
+    """In LAMA a seat loses chips only by handing one back after going out: a round where
+    everyone quit (each only took) cannot end in its rotated image, whatever the hands."""
+    game = _lama(tmp_path, 3)
+    log = _log(game, 40_000)
+    assert any(all(n == "quit" for n in s) for s in log.rounds)  # played, but not offered
+    offered = log.candidates(1000)
+    assert offered and all("return_chip" in s for s in offered)
+    assert [len(s) for s in offered] == sorted(len(s) for s in offered)
+    # and the start's numbers stay within what play reached: nobody ever owed points
+    assert all(log.ranges()[("unpaid", p)] == (0, 0) for p in range(3))
+
+
+def test_lamas_three_player_cycle_is_found_from_the_first_deal(tmp_path: Path) -> None:
+    game = _lama(tmp_path, 3)
+    res = cycles._rotated_cycle(game, Clock(RLIMIT), SKIP, 10, None, 10_000_000,
+                                _log(game, 40_000))
+    assert res is not None and res.status == "witness", res and res.detail
+    assert "filled in the skeleton of a round the deep search played" in res.detail
+    assert res.trace is not None and res.trace.start == "deal"
+    # on the concrete model: the round start after the rounds from the deal comes back,
+    # chips and starter included, after the three rotated rounds (a pile below its top
+    # as a multiset: the next round gathers and shuffles it)
+    states = concrete_states(Q.machine(game).enc, res.trace)
+    rounds_var = game.layout.var_base["round"]
+    bag = goals.Shape(game).bag
+
+    def start(s: model.State) -> tuple:
+        zones = tuple(tuple(z) if bag[i] else (tuple(sorted(z)), z[-1] if z else None)
+                      for i, z in enumerate(s.z))
+        return zones, tuple(v for i, v in enumerate(s.v) if i != rounds_var), s.is_terminal
+
+    starts = [n for n in range(1, len(states)) if states[n].round != states[n - 1].round]
+    assert len(starts) >= 4
+    first, last = starts[-4], starts[-1]
+    assert start(states[first]) == start(states[last])
+    assert states[first].round + 3 == states[last].round
+    assert not states[last].is_terminal
