@@ -43,6 +43,10 @@ from .terms import AND, LE, NOT, OutOfTime, Unsupported, limit_units, past_deadl
 #: automatic steps, 8 tries by their maxes, are proved to make at most 4 with 11 million.
 CHECK_UNITS = 30_000_000
 LOOP_UNITS = 60_000_000
+#: A loop of at most this many tries is unrolled to its max without asking: proving a
+#: smaller bound saves little there and costs more than it saves (Lambada's draw loop, 3
+#: tries that can all run, took 17 million units to be shown so, at every player count).
+SMALL = 4
 
 
 def runs_at_most(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[int, ...],
@@ -65,7 +69,7 @@ def runs_at_most(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: t
 def _least(enc: Enc, make: Callable[[Ctx], Any], stmt: ir.While, depths: tuple[int, ...],
            env: dict[str, Any], bound: int) -> int:
     fresh = fresh_env(env, "B.env")
-    if fresh is None or bound < 1:
+    if fresh is None or bound <= SMALL:
         return bound
     s0 = lemma_state(enc, "B.s0", depths)
     ctx = Ctx("B")
