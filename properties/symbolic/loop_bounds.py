@@ -39,13 +39,14 @@ from .state import Enc, fresh_env, lemma_state, sound
 from .terms import AND, LE, NOT, OutOfTime, Unsupported, limit_units, past_deadline, zterm
 
 #: z3 resource units for each check of one loop's bound, and for all of them together (a
-#: fixed count: the formulas a query builds must not depend on the machine). Go Fish's
-#: automatic steps, 8 tries by their maxes, are proved to make at most 4 with 11 million.
+#: fixed count: the formulas a query builds must not depend on the machine). A held-out
+#: game's automatic steps, 8 tries by their maxes, are proved to make at most 4 with 11
+#: million (docs/symbolic.md).
 CHECK_UNITS = 30_000_000
 LOOP_UNITS = 60_000_000
 #: A loop of at most this many tries is unrolled to its max without asking: proving a
-#: smaller bound saves little there and costs more than it saves (Lambada's draw loop, 3
-#: tries that can all run, took 17 million units to be shown so, at every player count).
+#: smaller bound saves little there and costs more than it saves (a draw loop of 3 tries
+#: that can all run took 17 million units to be shown so, at every player count).
 SMALL = 4
 
 

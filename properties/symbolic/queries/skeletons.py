@@ -4,10 +4,11 @@ skeleton of a round the deep search played.
 A game cycle of P rounds, each the last one with every seat moved on by one, needs one
 round from some round start to its rotated image (`cycles._rotated_cycle`). Asked for
 any such round of up to L actions from any round start, z3 must choose every slot's
-action as well as the hands and the start: LAMA at three players takes it 1.2-1.4
-billion resource units. With each slot's action *name* fixed (a skeleton: quit, play,
-quit, play five times, return_chip), it chooses only the start, the hands and the
-arguments: 15 million; a skeleton that cannot end so is refuted in a few million.
+action as well as the hands and the start: a shedding game at three players took it
+1.2-1.4 billion resource units (docs/symbolic.md). With each slot's action *name* fixed
+(a skeleton: quit, play, quit, play five times, return_chip), it chooses only the start,
+the hands and the arguments: 15 million; a skeleton that cannot end so is refuted in a
+few million.
 
 The skeletons are those of the rounds the deep search played (`goals.RoundLog`), the
 least imbalanced first: a rotated round moves nothing between the seats and the shared
@@ -99,7 +100,7 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Target, log: goals.Ro
 def _as_seen(log: goals.RoundLog, st: SymState, skip: frozenset[str]) -> list[Any]:
     """Each variable of the round start `st` (those in `skip` aside) within the range the
     deep search saw at round starts: z3 would otherwise pick a start no play reaches
-    (LAMA with every seat owing 27 points while the pool is full)."""
+    (with every seat owing 27 points while the pool is full)."""
     out: list[Any] = []
     for (name, i), (lo, hi) in log.ranges().items():
         if name in skip or name not in st.V or type(lo) is not int or type(hi) is not int:

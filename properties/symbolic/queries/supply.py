@@ -152,8 +152,9 @@ READABLE = 50
 
 #: z3's units for choosing rounds one by one (`rounds.py`), shared by the measures tried (a
 #: check of one round costs about 1-10 million): eight times the search's from a deal.
-#: LAMA's three-player shortage under `consolidate`, by all the chips together, takes
-#: 30-60 million (z3's work on a check depends on the formulas built before it).
+#: A three-round shortage of exchanged chips (docs/symbolic.md), by all the chips
+#: together, takes 30-60 million (z3's work on a check depends on the formulas built
+#: before it).
 CHAIN_SHARE = 8
 CHAIN_UNITS = SEARCH_BUDGET * CHAIN_SHARE
 
