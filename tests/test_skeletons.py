@@ -75,3 +75,28 @@ def test_lamas_three_player_cycle_is_found_from_the_first_deal(tmp_path: Path) -
     assert start(states[first]) == start(states[last])
     assert states[first].round + 3 == states[last].round
     assert not states[last].is_terminal
+
+
+def test_a_round_the_last_seat_goes_out_of_is_asked_to_turn_the_seats_back(
+        tmp_path: Path) -> None:
+    """At four players the round the deep search plays first (three quit, the fourth
+    plays out and hands back a chip) makes the fourth seat the next starter: its rounds
+    move every seat on by three, so that is the rotation z3 is asked for, and four such
+    rounds, reached from the first deal, come back to their start."""
+    game = _lama(tmp_path, 4)
+    log = _log(game, 400_000)
+    out = ("quit",) * 3 + ("play",) * 6 + ("return_chip",)
+    assert log.candidates(1)[0] == out
+    assert log.rotations(out) == [3]
+
+    res = cycles._rotated_cycle(game, Clock(RLIMIT), SKIP, 10, None, 10_000_000, log)
+    assert res is not None and "every seat moved on by 3" in res.detail, res and res.detail
+    assert "10 actions, 1 of" in res.detail and res.status == "witness"
+    assert res.trace is not None and res.trace.start == "deal"
+    states = concrete_states(Q.machine(game).enc, res.trace)
+    # the last four rounds of ten actions each start and end at the same round start
+    a, b = states[-41], states[-1]
+    assert [x for i, x in enumerate(a.v) if i != game.layout.var_base["round"]] == \
+        [x for i, x in enumerate(b.v) if i != game.layout.var_base["round"]]
+    assert a.z == b.z and b.round == a.round + 4 and not b.is_terminal
+

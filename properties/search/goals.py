@@ -33,7 +33,7 @@ from typing import Any
 import attrs
 
 import model
-from model.codegen import Layout
+from model.codegen import BUILTIN_VAR_SLOTS, Layout
 
 from .space import DEALS, Explored, Node, starts, successors
 
@@ -264,7 +264,8 @@ class RoundLog:
     start moves worth from seat to seat, so unless nothing changed one seat loses and
     another gains: a round in which everyone only took (all quit) cannot be filled in to
     one, whatever the hands. The skeletons that passed are the candidates for z3 to fill
-    in with other hands (`queries/skeletons.py`). Rounds the game ends in are not kept.
+    in with other hands (`queries/skeletons.py`), each for the seat rotation its rounds
+    made (`rotations`). Rounds the game ends in are not kept.
     It also keeps the range of each variable over the round starts seen (`ranges`), so
     that z3's round start can be held to what play reaches."""
 
@@ -272,7 +273,7 @@ class RoundLog:
         g = game.ir
         layout = Layout.of(g)
         shape = Shape(game)
-        P = game.players
+        P = self.P = game.players
         self.shared = [i for i, s in enumerate(shape.shared) if s]
         self.bag = shape.bag
         self.per_seat = [[layout.var_base[v.name] + p for p in range(P)]
@@ -283,6 +284,12 @@ class RoundLog:
                         if z.per == "player" and z.holds == "tokens"] for p in range(P)]
         #: skeleton -> (whether a round of it moved worth between seats, least imbalance)
         self.rounds: dict[tuple[str, ...], tuple[bool, int]] = {}
+        #: the slots of the player-valued variables, which a seat rotation moves on
+        self.seat_slots = [BUILTIN_VAR_SLOTS["active"], BUILTIN_VAR_SLOTS["last_actor"]] + [
+            layout.var_base[v.name] + i for v in g.vars if v.type.name == "player"
+            for i in range(layout.var_count[v.name])]
+        #: skeleton -> by how many seats its rounds moved every player-valued variable on
+        self.shifts: dict[tuple[str, ...], set[int]] = {}
         self.names: list[tuple[str, int]] = [("", 0)] * layout.n_vars
         for name, base in layout.var_base.items():
             for i in range(layout.var_count[name]):
@@ -310,6 +317,15 @@ class RoundLog:
         d = self.distance(start.state, end.state)
         was, least = self.rounds.get(names, (False, d))
         self.rounds[names] = (moved or was, min(d, least))
+        shifts = {(end.state.v[i] - start.state.v[i]) % self.P for i in self.seat_slots
+                  if type(start.state.v[i]) is int and type(end.state.v[i]) is int}
+        if len(shifts) == 1:
+            self.shifts.setdefault(names, set()).update(shifts - {0})
+
+    def rotations(self, skeleton: tuple[str, ...]) -> list[int]:
+        """The seat rotations a round of `skeleton` may end in: by as many seats as its
+        rounds moved every player-valued variable on, or if they did not move alike, any."""
+        return sorted(self.shifts.get(skeleton) or range(1, self.P))
 
     def worth(self, state: model.State) -> list[int]:
         """Each seat's tokens by their worth, and its numbers."""

@@ -6,6 +6,7 @@ its start.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -296,13 +297,13 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
                    tried: skeletons.Tried | None = None) -> Result | None:
     """A round from any round start that ends in its seat-rotated image, then P such
     rounds as a cycle: first any round of at most `slots` actions, then (with `log`) the
-    skeletons of the rounds the deep search played, filled in by z3."""
+    skeletons of the rounds the deep search played, filled in by z3, each asked to end
+    with the seats moved on as its played rounds moved them (by one, or back by one when
+    the last seat went out)."""
     enc = machine(game).enc
 
-    def rotated(o: OneRound, nxt: SymState, over: Any) -> Any:
-        return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0]), skip))
-
-    o, length, found = one_round(game, clock, "any", rotated, slots, start_condition=cond,
+    rotated = rotated_targets(enc, skip)
+    o, length, found = one_round(game, clock, "any", rotated(1), slots, start_condition=cond,
                                  invariants=assume_invariants(game, clock),
                                  budget=budget(units))
     _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
@@ -311,9 +312,9 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
     if log is None:
         return None
     from_situation: Result | None = None
-    for o, found, note in skeletons.rotated_rounds(game, clock, rotated, log, cond, skip,
-                                                   tried or skeletons.Tried()):
-        res = _rotated_rounds(game, clock, skip, o, found, note)
+    for o, found, note, by in skeletons.rotated_rounds(game, clock, rotated, log, cond, skip,
+                                                       tried or skeletons.Tried()):
+        res = _rotated_rounds(game, clock, skip, o, found, note, by)
         if res is None or res.status != "witness":
             continue
         if res.trace is not None and res.trace.start == "deal":
@@ -322,13 +323,26 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
     return from_situation
 
 
+def rotated_targets(enc: Any, skip: frozenset[str]) -> skeletons.Targets:
+    """The goal of a round that ends, the game going on, in its start with every seat
+    moved on by `by` (the variables in `skip` aside)."""
+    def rotated(by: int) -> skeletons.Target:
+        def target(o: OneRound, nxt: SymState, over: Any) -> Any:
+            return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0], by), skip))
+        return target
+    return rotated
+
+
 def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: OneRound,
-                    found: tuple[z3.ModelRef, SymState, list], how: str = "") -> Result | None:
-    """The cycle of P rounds that a round ending in the seat-rotated image of its start
-    makes, replayed on the concrete model, with the rounds from the first deal that reach
-    its start if z3 finds them (else it starts from that round start)."""
+                    found: tuple[z3.ModelRef, SymState, list], how: str = "",
+                    by: int = 1) -> Result | None:
+    """The cycle of rounds that a round ending in the image of its start with every seat
+    moved on by `by` makes (P / gcd(by, P) of them), replayed on the concrete model, with
+    the rounds from the first deal that reach its start if z3 finds them (else it starts
+    from that round start)."""
     enc = machine(game).enc
     P = enc.P
+    n_rounds = P // math.gcd(by, P)
     m, nxt, rpairs = found
     start = enc.evaluate(m, o.states[0])
     actions, values, events = o.pieces(m, nxt, rpairs)
@@ -349,13 +363,13 @@ def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: One
         all_values.append(start)
         first_round = start["vars"]["round"][0]
     cycle_from = len(all_actions)
-    for r in range(P):
+    for r in range(n_rounds):
         for n, (a, v, e) in enumerate(zip(actions, values, events, strict=True)):
-            v = rotate_values(enc, v, r)
+            v = rotate_values(enc, v, r * by)
             v["vars"]["round"] = [first_round + r + (1 if n == len(actions) - 1 else 0)]
             all_actions.append(a)
             all_values.append(v)
-            all_events.append(rotate_events(enc, e, r))
+            all_events.append(rotate_events(enc, e, r * by))
     trace = Trace(game, head, all_actions, all_values, all_events)
     try:
         finish(enc, trace)
@@ -372,8 +386,9 @@ def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: One
         return None
     where = ("from the first deal, after " + f"{cycle_from} actions" if head == "deal"
              else "from a round start (reaching it from the first deal was not shown)")
-    return Result("game_cycle", "witness", f"{P} rounds of {len(actions)} actions each, "
-                  f"{where}, return to the same round start (scores too): the game can go "
+    moved = "" if by == 1 else f", every seat moved on by {by} at each round's end"
+    return Result("game_cycle", "witness", f"{n_rounds} rounds of {len(actions)} actions "
+                  f"each{moved}, {where}, return to the same round start (scores too): the game can go "
                   f"on forever{how}", clock.elapsed(), trace, len(all_actions))
 
 

@@ -1,8 +1,12 @@
 """Rounds that end in the seat-rotated image of their start, with z3 filling in the
 skeleton of a round the deep search played.
 
-A game cycle of P rounds, each the last one with every seat moved on by one, needs one
-round from some round start to its rotated image (`cycles._rotated_cycle`). Asked for
+A game cycle of rounds, each the last one with every seat moved on by the same number of
+seats, needs one round from some round start to its rotated image
+(`cycles._rotated_cycle`). The rotation asked for is the one the skeleton's played rounds
+made (every player-valued variable moved on by as many seats, as when whoever goes out
+starts the next round: `goals.RoundLog.rotations`), so a round in which the last seat
+goes out is asked to end with every seat moved back by one. Asked for
 any such round of up to L actions from any round start, z3 must choose every slot's
 action as well as the hands and the start: a shedding game at three players took it
 1.2-1.4 billion resource units (docs/symbolic.md). With each slot's action *name* fixed
@@ -37,10 +41,12 @@ from .unroll import OneRound, constrain_start, substitute_many
 
 #: Skeletons tried at most, the z3 units one check may take and all of them together.
 SKELETONS = 60
-CHECK_UNITS = 80_000_000
+CHECK_UNITS = 120_000_000
 UNITS = 400_000_000
 
 Target = Callable[[OneRound, SymState, Any], Any]
+#: the target of a round that ends in the start rotated by so many seats
+Targets = Callable[[int], Target]
 
 
 @attrs.define
@@ -59,13 +65,14 @@ class Tried:
                 f"search played ({self.units // 1_000_000} million units)")
 
 
-def rotated_rounds(game: model.Game, clock: Clock, target: Target, log: goals.RoundLog,
+def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.RoundLog,
                    cond: ir.Expr | None, skip: frozenset[str], tried: Tried
-                   ) -> Iterator[tuple[OneRound, tuple[z3.ModelRef, SymState, list], str]]:
+                   ) -> Iterator[tuple[OneRound, tuple[z3.ModelRef, SymState, list], str, int]]:
     """Each round z3 finds from any round start (satisfying `cond`, once proved the
     invariants, and each variable but those in `skip` within what the deep search saw)
-    that follows one of the logged skeletons and meets `target`: the search, its model
-    and a note saying where its skeleton came from."""
+    that follows one of the logged skeletons and meets `target` for a rotation its rounds
+    made: the search, its model, a note saying where its skeleton came from and the
+    rotation (seats moved on)."""
     from .invariants import assume_invariants
 
     invariants = assume_invariants(game, clock)
@@ -73,28 +80,29 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Target, log: goals.Ro
     tried.offered = len(candidates)
     names = [a.name for a in game.ir.actions]
     start = spent()
-    for skeleton in candidates:
-        # what the rounds from the first deal to the start found need is kept for them
-        left = min(UNITS - (spent() - start), clock.left() - rounds.REACH_UNITS)
-        if left <= 0:
-            return
-        o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
-        constrain_start(o, cond, invariants)
-        add_all(o.s, *_as_seen(log, o.states[0], skip))
-        t = o.t
-        for name in skeleton:
-            o.add_slot()
-            chosen = [t.sels[n] for n, part in enumerate(t.parts)
-                      if part.enabled is not False and names[part.alt.action] == name]
-            o.s.add(substitute_many(o.maps[-1], [z3.Or(*chosen)])[0] if chosen
-                    else z3.BoolVal(False))
-        tried.checked += 1
-        r, found = o.check(target)
-        tried.units = spent() - start
-        if r == z3.sat:
-            yield o, found, (f" (z3 filled in the skeleton of a round the deep search played, "
-                             f"{len(skeleton)} actions, {tried.checked} of "
-                             f"{tried.offered} tried)")
+    for i, skeleton in enumerate(candidates, 1):
+        for by in log.rotations(skeleton):
+            # what the rounds from the first deal to the start found need is kept for them
+            left = min(UNITS - (spent() - start), clock.left() - rounds.REACH_UNITS)
+            if left <= 0:
+                return
+            o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
+            constrain_start(o, cond, invariants)
+            add_all(o.s, *_as_seen(log, o.states[0], skip))
+            t = o.t
+            for name in skeleton:
+                o.add_slot()
+                chosen = [t.sels[n] for n, part in enumerate(t.parts)
+                          if part.enabled is not False and names[part.alt.action] == name]
+                o.s.add(substitute_many(o.maps[-1], [z3.Or(*chosen)])[0] if chosen
+                        else z3.BoolVal(False))
+            tried.checked = i
+            r, found = o.check(target(by))
+            tried.units = spent() - start
+            if r == z3.sat:
+                yield o, found, (f" (z3 filled in the skeleton of a round the deep search "
+                                 f"played, {len(skeleton)} actions, {i} of {tried.offered} "
+                                 "tried)"), by
 
 
 def _as_seen(log: goals.RoundLog, st: SymState, skip: frozenset[str]) -> list[Any]:
