@@ -5,6 +5,7 @@ image, P of them a cycle, reached from the first deal, with no witness file to l
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import model
 from properties.search import goals
 from properties.symbolic import queries as Q
-from properties.symbolic.queries import cycles
+from properties.symbolic.queries import cycles, skeletons
 from properties.symbolic.queries.common import RLIMIT, Clock
 from properties.symbolic.witness import concrete_states
 
@@ -29,6 +30,20 @@ def _lama(tmp_path: Path, players: int) -> model.Game:
     (tmp_path / "rulebooks").symlink_to(SPEC / "rulebooks", target_is_directory=True)
     (tmp_path / "lama.yaml").write_text(text)
     return model.load(tmp_path / "lama.yaml", players=players)
+
+
+def _round_start(game: model.Game) -> Callable[[model.State], tuple]:
+    """What a cycle brings back: the zones (a pile below its top as a multiset: the next
+    round gathers and shuffles it), the variables but the round number, the game going on."""
+    rounds_var = game.layout.var_base["round"]
+    bag = goals.Shape(game).bag
+
+    def start(s: model.State) -> tuple:
+        zones = tuple(tuple(z) if bag[i] else (tuple(sorted(z)), z[-1] if z else None)
+                      for i, z in enumerate(s.z))
+        return zones, tuple(v for i, v in enumerate(s.v) if i != rounds_var), s.is_terminal
+
+    return start
 
 
 def _log(game: model.Game, states: int) -> goals.RoundLog:
@@ -61,14 +76,7 @@ def test_lamas_three_player_cycle_is_found_from_the_first_deal(tmp_path: Path) -
     # chips and starter included, after the three rotated rounds (a pile below its top
     # as a multiset: the next round gathers and shuffles it)
     states = concrete_states(Q.machine(game).enc, res.trace)
-    rounds_var = game.layout.var_base["round"]
-    bag = goals.Shape(game).bag
-
-    def start(s: model.State) -> tuple:
-        zones = tuple(tuple(z) if bag[i] else (tuple(sorted(z)), z[-1] if z else None)
-                      for i, z in enumerate(s.z))
-        return zones, tuple(v for i, v in enumerate(s.v) if i != rounds_var), s.is_terminal
-
+    start = _round_start(game)
     starts = [n for n in range(1, len(states)) if states[n].round != states[n - 1].round]
     assert len(starts) >= 4
     first, last = starts[-4], starts[-1]
@@ -96,7 +104,31 @@ def test_a_round_the_last_seat_goes_out_of_is_asked_to_turn_the_seats_back(
     states = concrete_states(Q.machine(game).enc, res.trace)
     # the last four rounds of ten actions each start and end at the same round start
     a, b = states[-41], states[-1]
-    assert [x for i, x in enumerate(a.v) if i != game.layout.var_base["round"]] == \
-        [x for i, x in enumerate(b.v) if i != game.layout.var_base["round"]]
-    assert a.z == b.z and b.round == a.round + 4 and not b.is_terminal
+    start = _round_start(game)
+    assert start(a) == start(b) and b.round == a.round + 4 and not b.is_terminal
 
+
+
+def test_a_skeleton_asked_as_the_second_round_starts_from_the_first_deal(
+        tmp_path: Path) -> None:
+    """z3 chooses the first deal and a first round of at most P + 2 actions as well as the
+    skeleton's hands, so the cycle's start is reached by construction, not searched for."""
+    game = _lama(tmp_path, 3)
+    log = _log(game, 40_000)
+    skeleton = log.candidates(1)[0]
+    enc = Q.machine(game).enc
+    rotated = cycles.rotated_targets(enc, SKIP)
+    found = skeletons._second_round(game, Clock(RLIMIT), skeleton, rotated(1), None,
+                                    skeletons.DEAL_UNITS)
+    assert found is not None
+    o, model_ = found
+    assert len(o.done) == 1 and len(o.maps) == len(skeleton)
+    res = cycles._rotated_rounds(game, Clock(RLIMIT), SKIP, o, model_)
+    assert res is not None and res.status == "witness", res and res.detail
+    assert res.trace is not None and res.trace.start == "deal"
+    first = len(res.trace.actions) - 3 * len(skeleton)
+    assert 3 <= first <= 3 + skeletons.FIRST_EXTRA
+    states = concrete_states(enc, res.trace)
+    a, b = states[first], states[-1]
+    start = _round_start(game)
+    assert start(a) == start(b) and b.round == a.round + 3 and not b.is_terminal

@@ -21,7 +21,7 @@ from ..expressions import Ctx
 from ..machine import Machine
 from ..state import SymState, model_value
 from ..terms import AND, LE, LT, NOT, OR, OutOfTime, Unsupported, zterm
-from ..witness import Disagreement, Trace, concrete_states, finish
+from ..witness import Disagreement, Trace, concrete_states, events_in_model, finish
 from . import deep, rounds, skeletons
 from .common import (
     RLIMIT,
@@ -348,7 +348,8 @@ def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: One
     actions, values, events = o.pieces(m, nxt, rpairs)
     # round 1 alone must replay exactly (a difference is a bug, not an asymmetry)
     finish(enc, Trace(game, "situation", list(actions), [start, *values], list(events)))
-    prefix = rounds.reach(game, clock, enc.state_of(start), skip, P)
+    prefix = (_first_rounds(o, m, nxt, rpairs, len(actions)) if o.done
+              else rounds.reach(game, clock, enc.state_of(start), skip, P))
     all_actions: list = []
     all_values: list = []
     all_events: list = []
@@ -390,6 +391,18 @@ def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: One
     return Result("game_cycle", "witness", f"{n_rounds} rounds of {len(actions)} actions "
                   f"each{moved}, {where}, return to the same round start (scores too): the game can go "
                   f"on forever{how}", clock.elapsed(), trace, len(all_actions))
+
+
+def _first_rounds(o: OneRound, m: z3.ModelRef, nxt: SymState, rpairs: list,
+                  length: int) -> Trace:
+    """The rounds from the first deal that `o` played before its last (of `length`
+    actions), replayed."""
+    actions, values, events = o.played(m, nxt, rpairs)
+    cut = len(actions) - length
+    trace = Trace(o.game, "deal", actions[:cut],
+                  [o.enc.evaluate(m, o.done[0][0][0]), *values[:cut]],
+                  [events_in_model(m, o.init_ctx.events), *events[:cut]])
+    return finish(o.enc, trace)
 
 
 def _same_start(enc: Any, a: dict, b: dict, skip: frozenset[str]) -> bool:

@@ -40,7 +40,7 @@ TIGHTENINGS = 7
 LONGER = 3
 
 #: z3's units for the rounds from the first deal to a given round start (`reach`).
-REACH_UNITS = 120_000_000
+REACH_UNITS = 60_000_000
 
 #: goal(search, the next round's start, whether the game ends there) -> a z3 condition.
 Goal = Callable[[OneRound, SymState, Any], Any]

@@ -6,9 +6,9 @@ seats, needs one round from some round start to its rotated image
 (`cycles._rotated_cycle`). The rotation asked for is the one the skeleton's played rounds
 made (every player-valued variable moved on by as many seats, as when whoever goes out
 starts the next round: `goals.RoundLog.rotations`), so a round in which the last seat
-goes out is asked to end with every seat moved back by one. Asked for
-any such round of up to L actions from any round start, z3 must choose every slot's
-action as well as the hands and the start: a shedding game at three players took it
+goes out is asked to end with every seat moved back by one. Asked for any such round of
+up to L actions from any round start, z3 must choose every slot's action as well as the
+hands and the start: a shedding game at three players took it
 1.2-1.4 billion resource units (docs/symbolic.md). With each slot's action *name* fixed
 (a skeleton: quit, play, quit, play five times, return_chip), it chooses only the start,
 the hands and the arguments: 15 million; a skeleton that cannot end so is refuted in a
@@ -17,8 +17,10 @@ few million.
 The skeletons are those of the rounds the deep search played (`goals.RoundLog`), the
 least imbalanced first: a rotated round moves nothing between the seats and the shared
 zones, so a round played with chips going back to the pool as well as out of it comes
-before one in which everybody only took. The budget is a number of skeletons and of z3
-resource units, so what is found does not depend on the machine.
+before one in which everybody only took. A skeleton filled in is asked for again as a
+game's second round, so that its start is reached from the first deal by construction
+(`_second_round`). The budget is a number of skeletons and of z3 resource units, so what
+is found does not depend on the machine.
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ from .unroll import OneRound, constrain_start, substitute_many
 
 #: Skeletons tried at most, the z3 units one check may take and all of them together.
 SKELETONS = 60
-CHECK_UNITS = 120_000_000
+CHECK_UNITS = 160_000_000
 UNITS = 400_000_000
+#: The units of the check that asks for a skeleton found as the second round of a game,
+#: and how many actions more than one a seat its first round may take.
+DEAL_UNITS = 120_000_000
+FIRST_EXTRA = 2
 
 Target = Callable[[OneRound, SymState, Any], Any]
 #: the target of a round that ends in the start rotated by so many seats
@@ -72,13 +78,13 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
     invariants, and each variable but those in `skip` within what the deep search saw)
     that follows one of the logged skeletons and meets `target` for a rotation its rounds
     made: the search, its model, a note saying where its skeleton came from and the
-    rotation (seats moved on)."""
+    rotation (seats moved on). Where z3 also finds that round as a game's second round,
+    from the first deal (`_second_round`), that search and model come first."""
     from .invariants import assume_invariants
 
     invariants = assume_invariants(game, clock)
     candidates = log.candidates(SKELETONS)
     tried.offered = len(candidates)
-    names = [a.name for a in game.ir.actions]
     start = spent()
     for i, skeleton in enumerate(candidates, 1):
         for by in log.rotations(skeleton):
@@ -89,20 +95,49 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
             o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
             constrain_start(o, cond, invariants)
             add_all(o.s, *_as_seen(log, o.states[0], skip))
-            t = o.t
-            for name in skeleton:
-                o.add_slot()
-                chosen = [t.sels[n] for n, part in enumerate(t.parts)
-                          if part.enabled is not False and names[part.alt.action] == name]
-                o.s.add(substitute_many(o.maps[-1], [z3.Or(*chosen)])[0] if chosen
-                        else z3.BoolVal(False))
+            _follow(o, skeleton)
             tried.checked = i
             r, found = o.check(target(by))
             tried.units = spent() - start
-            if r == z3.sat:
-                yield o, found, (f" (z3 filled in the skeleton of a round the deep search "
-                                 f"played, {len(skeleton)} actions, {i} of {tried.offered} "
-                                 "tried)"), by
+            if r != z3.sat:
+                continue
+            note = (f" (z3 filled in the skeleton of a round the deep search played, "
+                    f"{len(skeleton)} actions, {i} of {tried.offered} tried)")
+            left = min(DEAL_UNITS, clock.left() - rounds.REACH_UNITS)
+            dealt = _second_round(game, clock, skeleton, target(by), cond, left) \
+                if left > 0 else None
+            tried.units = spent() - start
+            if dealt is not None:
+                yield (*dealt, note, by)
+            yield o, found, note, by
+
+
+def _second_round(game: model.Game, clock: Clock, skeleton: tuple[str, ...], target: Target,
+                  cond: ir.Expr | None, units: int
+                  ) -> tuple[OneRound, tuple[z3.ModelRef, SymState, list]] | None:
+    """The round of `skeleton` meeting `target` as a game's second round: z3 chooses the
+    first deal and a first round of at most P + FIRST_EXTRA actions (everyone quits at
+    once, one player goes out: the short rounds) as well. None if not found in `units`."""
+    o = OneRound(game, clock, "deal", Budget(units))
+    for _ in range(game.players + FIRST_EXTRA):
+        o.add_slot()
+    o.follow()
+    constrain_start(o, cond, False)
+    _follow(o, skeleton)
+    r, found = o.check(target)
+    return (o, found) if r == z3.sat else None
+
+
+def _follow(o: OneRound, skeleton: tuple[str, ...]) -> None:
+    """One slot per action of `skeleton`, each taking an action of that name."""
+    names = [a.name for a in o.game.ir.actions]
+    t = o.t
+    for name in skeleton:
+        o.add_slot()
+        chosen = [t.sels[n] for n, part in enumerate(t.parts)
+                  if part.enabled is not False and names[part.alt.action] == name]
+        o.s.add(substitute_many(o.maps[-1], [z3.Or(*chosen)])[0] if chosen
+                else z3.BoolVal(False))
 
 
 def _as_seen(log: goals.RoundLog, st: SymState, skip: frozenset[str]) -> list[Any]:

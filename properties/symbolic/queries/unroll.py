@@ -367,12 +367,23 @@ class OneRound:
     def commit(self, m: z3.ModelRef, nxt: SymState, rpairs: list) -> None:
         """Fix this round as `m` plays it (every state of it pinned to the model's values)
         and go on to the next round from `nxt`, whose deal the next check chooses."""
+        enc = self.enc
+        for st in self.states:
+            add_all(self.s, enc.equal(st, enc.state_of(enc.evaluate(m, st))))
+        self._go_on(nxt, rpairs)
+
+    def follow(self) -> None:
+        """End this round after its slots (the game going on), its actions and its deal
+        still z3's to choose, and go on to the next round from the start it leads to."""
+        nxt = self.enc.fresh_state(f"y{self.tag}{len(self.maps)}")
+        self._go_on(nxt, self.t.round_mapping(f"r{self.tag}{len(self.maps)}", self.states[-1],
+                                              nxt, self.enc))
+
+    def _go_on(self, nxt: SymState, rpairs: list) -> None:
         enc, t = self.enc, self.t
         core, ends, rdefined, over = substitute_many(
             rpairs, [t.round_core, t.ends, t.round_defined, t.over])
         self.s.add(core, ends, rdefined, z3.Not(over))
-        for st in self.states:
-            add_all(self.s, enc.equal(st, enc.state_of(enc.evaluate(m, st))))
         self.done.append((self.states, self.maps, self.acting, nxt, rpairs))
         self.tag = f"R{len(self.done)}."
         ectx = Ctx(f"x{self.tag}")
