@@ -95,7 +95,7 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
             o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
             constrain_start(o, cond, invariants)
             add_all(o.s, *_as_seen(log, o.states[0], skip))
-            _follow(o, skeleton)
+            _take_skeleton(o, skeleton)
             tried.checked = i
             r, found = o.check(target(by))
             tried.units = spent() - start
@@ -123,12 +123,12 @@ def _second_round(game: model.Game, clock: Clock, skeleton: tuple[str, ...], tar
         o.add_slot()
     o.follow()
     constrain_start(o, cond, False)
-    _follow(o, skeleton)
+    _take_skeleton(o, skeleton)
     r, found = o.check(target)
     return (o, found) if r == z3.sat else None
 
 
-def _follow(o: OneRound, skeleton: tuple[str, ...]) -> None:
+def _take_skeleton(o: OneRound, skeleton: tuple[str, ...]) -> None:
     """One slot per action of `skeleton`, each taking an action of that name."""
     names = [a.name for a in o.game.ir.actions]
     t = o.t
