@@ -164,8 +164,10 @@ class StmtEmitter(ExprEmitter):
                     put = f"{a[1]}[_s.pop()] += 1" if sig == "pb" else f"{a[1]}.append(_s.pop())"
                     return f"_s = {a[0]}\nif not _s: r.missing_top()\n{put}"
                 return f"r.top_{sig}({a[0]}, {a[1]}, {n})"
-            if sig == "bb":  # two new lists (nothing copied first on the copy-on-write path)
-                return (f"_s = {a[0]}\n{a[1]} = list(map(add, {a[1]}, _s))\n"
+            if sig == "bb":  # no list changed (nothing copied first on the copy-on-write
+                # path): into an empty bag the source's list itself moves, else a new sum
+                return (f"_s = {a[0]}; _d = {a[1]}\n"
+                        f"{a[1]} = list(map(add, _d, _s)) if any(_d) else _s\n"
                         f"{a[0]} = [0] * {len(self.g.kinds)}")
             keep = self.count(kw["keep"]) if "keep" in kw else "0"
             return f"r.all_{sig}({a[0]}, {a[1]}, {keep})"
