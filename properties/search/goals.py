@@ -288,8 +288,15 @@ class RoundLog:
         self.seat_slots = [BUILTIN_VAR_SLOTS["active"], BUILTIN_VAR_SLOTS["last_actor"]] + [
             layout.var_base[v.name] + i for v in g.vars if v.type.name == "player"
             for i in range(layout.var_count[v.name])]
-        #: skeleton -> by how many seats its rounds moved every player-valued variable on
+        #: skeleton -> by how many seats its rounds moved the player-valued variables on
         self.shifts: dict[tuple[str, ...], set[int]] = {}
+        #: skeleton -> the player-valued variables its rounds all left where they were (a
+        #: seat no rule read that round: who must draw, in a round where nobody must)
+        self.stayed: dict[tuple[str, ...], frozenset[str]] = {}
+        self.slot_names = {i: self._var_of(layout, i) for i in self.seat_slots}
+        #: those a rotation may hold (one per player is moved to the next seat instead)
+        self.holdable = frozenset(v.name for v in g.vars
+                                  if v.type.name == "player" and v.per != "player")
         self.names: list[tuple[str, int]] = [("", 0)] * layout.n_vars
         for name, base in layout.var_base.items():
             for i in range(layout.var_count[name]):
@@ -317,15 +324,31 @@ class RoundLog:
         d = self.distance(start.state, end.state)
         was, least = self.rounds.get(names, (False, d))
         self.rounds[names] = (moved or was, min(d, least))
-        shifts = {(end.state.v[i] - start.state.v[i]) % self.P for i in self.seat_slots
-                  if type(start.state.v[i]) is int and type(end.state.v[i]) is int}
-        if len(shifts) == 1:
-            self.shifts.setdefault(names, set()).update(shifts - {0})
+        shift = {i: (end.state.v[i] - start.state.v[i]) % self.P for i in self.seat_slots
+                 if type(start.state.v[i]) is int and type(end.state.v[i]) is int}
+        moves = set(shift.values()) - {0}
+        if len(moves) == 1:
+            self.shifts.setdefault(names, set()).update(moves)
+        put = {self.slot_names[i] for i in self.seat_slots} - {
+            self.slot_names[i] for i in self.seat_slots if shift.get(i, 1)}
+        self.stayed[names] = self.stayed.get(names, frozenset(put)) & put
 
     def rotations(self, skeleton: tuple[str, ...]) -> list[int]:
         """The seat rotations a round of `skeleton` may end in: by as many seats as its
-        rounds moved every player-valued variable on, or if they did not move alike, any."""
+        rounds moved the player-valued variables that moved on, or if they did not move
+        alike, any."""
         return sorted(self.shifts.get(skeleton) or range(1, self.P))
+
+    def held(self, skeleton: tuple[str, ...]) -> frozenset[str]:
+        """The player-valued variables every round of `skeleton` left as they were, which
+        its rotated image holds rather than moves on (the built-in `active` and
+        `last_actor` always move, as do variables kept one per player)."""
+        return self.stayed.get(skeleton, frozenset()) & self.holdable
+
+    @staticmethod
+    def _var_of(layout: Layout, slot: int) -> str:
+        return next(n for n, b in layout.var_base.items()
+                    if b <= slot < b + layout.var_count[n])
 
     def worth(self, state: model.State) -> list[int]:
         """Each seat's tokens by their worth, and its numbers."""

@@ -303,7 +303,8 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
     enc = machine(game).enc
 
     rotated = rotated_targets(enc, skip)
-    o, length, found = one_round(game, clock, "any", rotated(1), slots, start_condition=cond,
+    o, length, found = one_round(game, clock, "any", rotated(1, frozenset()), slots,
+                                 start_condition=cond,
                                  invariants=assume_invariants(game, clock),
                                  budget=budget(units))
     _ROTATED[0], _ROTATED[1] = slots, length == slots  # slots checked only if refuted
@@ -312,9 +313,9 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
     if log is None:
         return None
     from_situation: Result | None = None
-    for o, found, note, by in skeletons.rotated_rounds(game, clock, rotated, log, cond, skip,
-                                                       tried or skeletons.Tried()):
-        res = _rotated_rounds(game, clock, skip, o, found, note, by)
+    for o, found, note, by, held in skeletons.rotated_rounds(
+            game, clock, rotated, log, cond, skip, tried or skeletons.Tried()):
+        res = _rotated_rounds(game, clock, skip, o, found, note, by, held)
         if res is None or res.status != "witness":
             continue
         if res.trace is not None and res.trace.start == "deal":
@@ -325,19 +326,21 @@ def _rotated_cycle(game: model.Game, clock: Clock, skip: frozenset[str], slots: 
 
 def rotated_targets(enc: Any, skip: frozenset[str]) -> skeletons.Targets:
     """The goal of a round that ends, the game going on, in its start with every seat
-    moved on by `by` (the variables in `skip` aside)."""
-    def rotated(by: int) -> skeletons.Target:
+    moved on by `by` (the variables in `skip` aside, those `held` where they were)."""
+    def rotated(by: int, held: frozenset[str]) -> skeletons.Target:
         def target(o: OneRound, nxt: SymState, over: Any) -> Any:
-            return AND(NOT(over), enc.equal(nxt, rotate_state(enc, o.states[0], by), skip))
+            return AND(NOT(over),
+                       enc.equal(nxt, rotate_state(enc, o.states[0], by, held), skip))
         return target
     return rotated
 
 
 def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: OneRound,
                     found: tuple[z3.ModelRef, SymState, list], how: str = "",
-                    by: int = 1) -> Result | None:
+                    by: int = 1, held: frozenset[str] = frozenset()) -> Result | None:
     """The cycle of rounds that a round ending in the image of its start with every seat
-    moved on by `by` makes (P / gcd(by, P) of them), replayed on the concrete model, with
+    moved on by `by` (the variables in `held` kept) makes (P / gcd(by, P) of them),
+    replayed on the concrete model, with
     the rounds from the first deal that reach its start if z3 finds them (else it starts
     from that round start)."""
     enc = machine(game).enc
@@ -366,7 +369,7 @@ def _rotated_rounds(game: model.Game, clock: Clock, skip: frozenset[str], o: One
     cycle_from = len(all_actions)
     for r in range(n_rounds):
         for n, (a, v, e) in enumerate(zip(actions, values, events, strict=True)):
-            v = rotate_values(enc, v, r * by)
+            v = rotate_values(enc, v, r * by, held)
             v["vars"]["round"] = [first_round + r + (1 if n == len(actions) - 1 else 0)]
             all_actions.append(a)
             all_values.append(v)

@@ -10,9 +10,11 @@ from ..state import SymState
 
 
 # ---------------------------------------------------------------------- seat rotation
-def rotate_state(enc: Any, st: SymState, by: int = 1) -> SymState:
+def rotate_state(enc: Any, st: SymState, by: int = 1,
+                 held: frozenset[str] = frozenset()) -> SymState:
     """The state with every seat moved `by` places on: zone and variable families per
-    player shift, player-valued variables advance."""
+    player shift, player-valued variables advance (but those in `held`, which keep their
+    seat)."""
     P = enc.P
     perm = seat_permutation(enc, by)
     Z = [None] * enc.n_inst
@@ -25,7 +27,7 @@ def rotate_state(enc: Any, st: SymState, by: int = 1) -> SymState:
         t = enc.vtypes[name][0]
         if name in enc.per_vars and _per_player(enc, name):
             xs = tuple(xs[(j - by) % P] for j in range(P))
-        if t.name == "player":
+        if t.name == "player" and name not in held:
             xs = tuple(x if isinstance(x, bool) else (x + by) % P for x in xs)
         V[name] = xs
     return SymState(list(Z), list(T), [() for _ in range(enc.n_inst)], V, st.term)
@@ -46,7 +48,9 @@ def seat_permutation(enc: Any, by: int = 1) -> list[int]:
     return out
 
 
-def rotate_values(enc: Any, values: dict, by: int = 1) -> dict:
+def rotate_values(enc: Any, values: dict, by: int = 1,
+                  held: frozenset[str] = frozenset()) -> dict:
+    """`rotate_state` of plain values."""
     P = enc.P
     perm = seat_permutation(enc, by)
     zones = [None] * enc.n_inst
@@ -57,7 +61,7 @@ def rotate_values(enc: Any, values: dict, by: int = 1) -> dict:
         t = enc.vtypes[name][0]
         if name in enc.per_vars and _per_player(enc, name):
             xs = [xs[(j - by) % P] for j in range(P)]
-        if t.name == "player":
+        if t.name == "player" and name not in held:
             xs = [(x + by) % P for x in xs]
         V[name] = list(xs)
     return {"zones": zones, "vars": V, "terminal": values["terminal"]}

@@ -51,8 +51,9 @@ DEAL_UNITS = 120_000_000
 FIRST_EXTRA = 2
 
 Target = Callable[[OneRound, SymState, Any], Any]
-#: the target of a round that ends in the start rotated by so many seats
-Targets = Callable[[int], Target]
+#: the target of a round that ends in the start rotated by so many seats, the player-valued
+#: variables named held where they were
+Targets = Callable[[int, frozenset[str]], Target]
 
 
 @attrs.define
@@ -73,13 +74,24 @@ class Tried:
 
 def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.RoundLog,
                    cond: ir.Expr | None, skip: frozenset[str], tried: Tried
-                   ) -> Iterator[tuple[OneRound, tuple[z3.ModelRef, SymState, list], str, int]]:
+                   ) -> Iterator[tuple[OneRound, tuple[z3.ModelRef, SymState, list], str, int,
+                                       frozenset[str]]]:
     """Each round z3 finds from any round start (satisfying `cond`, once proved the
-    invariants, and each variable but those in `skip` within what the deep search saw)
-    that follows one of the logged skeletons and meets `target` for a rotation its rounds
-    made: the search, its model, a note saying where its skeleton came from and the
-    rotation (seats moved on). Where z3 also finds that round as a game's second round,
-    from the first deal (`_second_round`), that search and model come first."""
+    invariants, each variable but those in `skip` within what the deep search saw) that
+    follows one of the logged skeletons and meets `target` for a rotation its
+    rounds made: the search, its model, a note saying where its skeleton came from, the
+    rotation (seats moved on) and the variables it holds. Where z3 also finds that round
+    as a game's second round, from the first deal (`_second_round`), that search and
+    model come first.
+
+    A skeleton z3 does not decide with the first seat free is asked again with seat 0 to
+    act: a round from any other seat is the rotation of one from seat 0 (a rotated cycle
+    presumes that the rules treat seats alike, and its replay on the concrete model
+    checks it), and a free seat has z3 search each seat's copy of the same round (a
+    three-player round of ten actions: not decided in 300 million units with the seat
+    free, found in 36 million with it fixed). The free seat is tried first because
+    what z3 finds next, the same round from the first deal, depends on what it did
+    before: fixing the seat first lost a four-player round from the first deal."""
     from .invariants import assume_invariants
 
     invariants = assume_invariants(game, clock)
@@ -87,29 +99,50 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
     tried.offered = len(candidates)
     start = spent()
     for i, skeleton in enumerate(candidates, 1):
+        held = log.held(skeleton)
         for by in log.rotations(skeleton):
-            # what the rounds from the first deal to the start found need is kept for them
-            left = min(UNITS - (spent() - start), clock.left() - rounds.REACH_UNITS)
-            if left <= 0:
-                return
-            o = OneRound(game, clock, "any", Budget(min(CHECK_UNITS, left)))
-            constrain_start(o, cond, invariants)
-            add_all(o.s, *_as_seen(log, o.states[0], skip))
-            _take_skeleton(o, skeleton)
-            tried.checked = i
-            r, found = o.check(target(by))
-            tried.units = spent() - start
-            if r != z3.sat:
+            filled = None
+            for seat_0 in (False, True):  # the first seat fixed only if free was undecided
+                # what the rounds from the first deal to the start found need is kept
+                left = min(UNITS - (spent() - start), clock.left() - rounds.REACH_UNITS)
+                if left <= 0:
+                    return
+                tried.checked = i
+                r, filled = fill_in(game, clock, log, skeleton, target(by, held), cond, skip,
+                                    invariants, min(CHECK_UNITS, left), seat_0)
+                tried.units = spent() - start
+                if r != z3.unknown:
+                    break
+            if filled is None:
                 continue
+            o, found = filled
             note = (f" (z3 filled in the skeleton of a round the deep search played, "
                     f"{len(skeleton)} actions, {i} of {tried.offered} tried)")
             left = min(DEAL_UNITS, clock.left() - rounds.REACH_UNITS)
-            dealt = _second_round(game, clock, skeleton, target(by), cond, left) \
+            dealt = _second_round(game, clock, skeleton, target(by, held), cond, left) \
                 if left > 0 else None
             tried.units = spent() - start
             if dealt is not None:
-                yield (*dealt, note, by)
-            yield o, found, note, by
+                yield (*dealt, note, by, held)
+            yield o, found, note, by, held
+
+
+def fill_in(game: model.Game, clock: Clock, log: goals.RoundLog, skeleton: tuple[str, ...],
+            target: Target, cond: ir.Expr | None, skip: frozenset[str], invariants: bool,
+            units: int, seat_0: bool
+            ) -> tuple[z3.CheckSatResult, tuple[OneRound, tuple[z3.ModelRef, SymState, list]]
+                       | None]:
+    """z3's answer whether a round of `skeleton` meets `target` from a round start it
+    chooses (`cond`, the invariants if proved, the variables but `skip` as the log saw
+    them; with `seat_0`, seat 0 to act), within `units`; the search and its model if so."""
+    o = OneRound(game, clock, "any", Budget(units))
+    constrain_start(o, cond, invariants)
+    add_all(o.s, *_as_seen(log, o.states[0], skip))
+    if seat_0:
+        o.s.add(EQ(o.states[0].V["active"][0], 0))
+    _take_skeleton(o, skeleton)
+    r, found = o.check(target)
+    return r, ((o, found) if r == z3.sat else None)
 
 
 def _second_round(game: model.Game, clock: Clock, skeleton: tuple[str, ...], target: Target,
