@@ -329,9 +329,11 @@ class RoundLog:
         moves = set(shift.values()) - {0}
         if len(moves) == 1:
             self.shifts.setdefault(names, set()).update(moves)
-        put = {self.slot_names[i] for i in self.seat_slots} - {
-            self.slot_names[i] for i in self.seat_slots if shift.get(i, 1)}
-        self.stayed[names] = self.stayed.get(names, frozenset(put)) & put
+        put = frozenset({self.slot_names[i] for i in self.seat_slots} - {
+            self.slot_names[i] for i in self.seat_slots if shift.get(i, 1)})
+        if len(moves) != 1:
+            put = frozenset()  # nothing is held where the seats did not move alike
+        self.stayed[names] = self.stayed.get(names, put) & put
 
     def rotations(self, skeleton: tuple[str, ...]) -> list[int]:
         """The seat rotations a round of `skeleton` may end in: by as many seats as its
