@@ -327,12 +327,11 @@ class RoundLog:
         shift = {i: (end.state.v[i] - start.state.v[i]) % self.P for i in self.seat_slots
                  if type(start.state.v[i]) is int and type(end.state.v[i]) is int}
         moves = set(shift.values()) - {0}
+        put: frozenset[str] = frozenset()  # nothing is held where seats did not move alike
         if len(moves) == 1:
             self.shifts.setdefault(names, set()).update(moves)
-        put = frozenset({self.slot_names[i] for i in self.seat_slots} - {
-            self.slot_names[i] for i in self.seat_slots if shift.get(i, 1)})
-        if len(moves) != 1:
-            put = frozenset()  # nothing is held where the seats did not move alike
+            turned = {self.slot_names[i] for i in self.seat_slots if shift.get(i, 1)}
+            put = frozenset(self.slot_names.values()) - turned
         self.stayed[names] = self.stayed.get(names, put) & put
 
     def rotations(self, skeleton: tuple[str, ...]) -> list[int]:

@@ -78,8 +78,8 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
                                        frozenset[str]]]:
     """Each round z3 finds from any round start (satisfying `cond`, once proved the
     invariants, each variable but those in `skip` within what the deep search saw) that
-    follows one of the logged skeletons and meets `target` for a rotation its
-    rounds made: the search, its model, a note saying where its skeleton came from, the
+    follows one of the logged skeletons and meets `target` for a rotation its rounds
+    made: the search, its model, a note saying where its skeleton came from, the
     rotation (seats moved on) and the variables it holds. Where z3 also finds that round
     as a game's second round, from the first deal (`_second_round`), that search and
     model come first.
@@ -90,9 +90,9 @@ def rotated_rounds(game: model.Game, clock: Clock, target: Targets, log: goals.R
     checks it), and a free seat has z3 search each seat's copy of the same round (a
     three-player round of ten actions: not decided in 300 million units with the seat
     free; with it fixed, found within one check, 36 to 118 million units by what was
-    already in z3's context). The free seat is tried first because
-    what z3 finds next, the same round from the first deal, depends on what it did
-    before: fixing the seat first lost a four-player round from the first deal."""
+    already in z3's context). The free seat is tried first because what z3 finds next,
+    the same round from the first deal, depends on what it did before: fixing the seat
+    first lost a four-player round from the first deal."""
     from .invariants import assume_invariants
 
     invariants = assume_invariants(game, clock)
