@@ -141,9 +141,7 @@ def fill_in(game: model.Game, clock: Clock, log: goals.RoundLog, skeleton: tuple
     add_all(o.s, *_as_seen(log, o.states[0], skip))
     if seat_0:
         o.s.add(EQ(o.states[0].V["active"][0], 0))
-    _take_skeleton(o, skeleton)
-    r, found = o.check(target)
-    return r, ((o, found) if r == z3.sat else None)
+    return _ask(o, skeleton, target)
 
 
 def _second_round(game: model.Game, clock: Clock, skeleton: tuple[str, ...], target: Target,
@@ -157,9 +155,17 @@ def _second_round(game: model.Game, clock: Clock, skeleton: tuple[str, ...], tar
         o.add_slot()
     o.follow()
     constrain_start(o, cond, False)
+    return _ask(o, skeleton, target)[1]
+
+
+def _ask(o: OneRound, skeleton: tuple[str, ...], target: Target
+         ) -> tuple[z3.CheckSatResult, tuple[OneRound, tuple[z3.ModelRef, SymState, list]]
+                    | None]:
+    """z3's answer whether `o`, going on with a round of `skeleton`, meets `target`; the
+    search and its model if so."""
     _take_skeleton(o, skeleton)
     r, found = o.check(target)
-    return (o, found) if r == z3.sat else None
+    return r, ((o, found) if r == z3.sat else None)
 
 
 def _take_skeleton(o: OneRound, skeleton: tuple[str, ...]) -> None:
